@@ -101,21 +101,13 @@ export const S3_ERRORS = {
     501,
     'STREAMING-AWS4-HMAC-SHA256-PAYLOAD is not implemented; use UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER or a signed payload hash.',
   ),
-  StorageClassNotImplemented: entry(
-    'NotImplemented',
-    501,
-    'Only the STANDARD storage class is implemented.',
-  ),
+  StorageClassNotImplemented: entry('NotImplemented', 501, 'Only the STANDARD storage class is implemented.'),
   OperationNotImplemented: entry(
     'NotImplemented',
     501,
     'A header or query you provided implies functionality that is not implemented.',
   ),
-  AclNotImplemented: entry(
-    'NotImplemented',
-    501,
-    'Only a private (owner full control) ACL is implemented.',
-  ),
+  AclNotImplemented: entry('NotImplemented', 501, 'Only a private (owner full control) ACL is implemented.'),
   ConditionalReadRefused: entry(
     'InvalidRequest',
     400,
@@ -141,18 +133,22 @@ export const S3_ERRORS = {
     400,
     "The provided 'x-amz-content-sha256' header does not match what was computed.",
   ),
-  InvalidDigest: entry('InvalidDigest', 400, 'The Content-MD5 or checksum value that you specified is not valid.'),
-  InvalidChunkedEncoding: entry(
-    'InvalidRequest',
+  InvalidDigest: entry(
+    'InvalidDigest',
     400,
-    'The aws-chunked body is malformed.',
+    'The Content-MD5 or checksum value that you specified is not valid.',
   ),
+  InvalidChunkedEncoding: entry('InvalidRequest', 400, 'The aws-chunked body is malformed.'),
   TrailerWithChecksumHeader: entry(
     'InvalidRequest',
     400,
     'Expecting a single x-amz-checksum- header; a trailer checksum and a checksum header cannot both be sent.',
   ),
-  MissingTrailer: entry('InvalidRequest', 400, 'The x-amz-trailer checksum declared by the request was not sent.'),
+  MissingTrailer: entry(
+    'InvalidRequest',
+    400,
+    'The x-amz-trailer checksum declared by the request was not sent.',
+  ),
   UnsupportedChecksumAlgorithm: entry(
     'InvalidRequest',
     400,
@@ -187,11 +183,7 @@ export const S3_ERRORS = {
     'Your socket connection to the server was not read from or written to within the timeout period.',
   ),
   CorsPreflightRefused: entry('AccessForbidden', 403, 'CORSResponse: This CORS request is not allowed.'),
-  MissingCorsHeaders: entry(
-    'BadRequest',
-    400,
-    'Insufficient information. Origin request header needed.',
-  ),
+  MissingCorsHeaders: entry('BadRequest', 400, 'Insufficient information. Origin request header needed.'),
 
   // The gateway or its backend.
   ServiceUnavailable: entry(

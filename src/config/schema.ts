@@ -1,0 +1,162 @@
+import { z } from 'zod';
+
+/** host:port with a numeric port; an empty host means all interfaces. */
+const listenAddress = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:9000')
+  .refine((value) => Number(value.slice(value.lastIndexOf(':') + 1)) <= 65535, 'port must be 0-65535');
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
+
+const positiveInt = z.number().int().positive();
+
+/** A 32-byte key given as 64 hex characters or as base64. */
+const masterKey = z.string().refine((value) => decodeMasterKey(value) !== null, {
+  message: 'expected 32 bytes as 64 hex characters or base64',
+});
+
+export function decodeMasterKey(value: string): Buffer | null {
+  const trimmed = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(trimmed)) {
+    const bytes = Buffer.from(trimmed, 'base64');
+    if (bytes.length === 32) return bytes;
+  }
+  return null;
+}
+
+export const configSchema = z
+  .object({
+    mode: z.enum(['development', 'production']),
+    dataDir: z.string().min(1),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    listen: z.object({ s3: listenAddress, control: listenAddress, metrics: listenAddress }),
+    database: z.object({
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
+        .nullable(),
+      poolSize: positiveInt,
+    }),
+    backend: z.object({
+      url: httpUrl.nullable(),
+      accessKeyId: z.string().min(1).nullable(),
+      secretAccessKey: z.string().min(1).nullable(),
+      region: z.string().min(1),
+      timeoutSeconds: positiveInt,
+    }),
+    s3: z.object({
+      domain: z.string().regex(/^[a-z0-9.-]+$/, 'expected a lower-case DNS name'),
+      publicUrl: httpUrl.nullable(),
+      regions: z.array(z.string().min(1)).min(1),
+      maxSkewSeconds: positiveInt,
+      botProtection: z.enum(['anonymous', 'strict', 'off']),
+      tlsCertFile: z.string().min(1).nullable(),
+      tlsKeyFile: z.string().min(1).nullable(),
+    }),
+    control: z.object({
+      publicUrl: httpUrl.nullable(),
+      accessTokenTtlSeconds: positiveInt,
+      refreshTokenTtlSeconds: positiveInt,
+      cookieSecure: z.enum(['auto', 'always', 'never']),
+      jwtSecret: z.string().min(32, 'must be at least 32 characters').nullable(),
+      loginRateLimitPerMinute: positiveInt,
+      tlsCertFile: z.string().min(1).nullable(),
+      tlsKeyFile: z.string().min(1).nullable(),
+    }),
+    security: z.object({ masterKey: masterKey.nullable() }),
+    cache: z.object({ ttlSeconds: positiveInt, maxEntries: positiveInt }),
+    admin: z.object({
+      email: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'expected an e-mail address'),
+      password: z.string().min(12, 'must be at least 12 characters').nullable(),
+    }),
+    shutdownGraceSeconds: positiveInt,
+  })
+  .superRefine((config, ctx) => {
+    const backendParts = [config.backend.url, config.backend.accessKeyId, config.backend.secretAccessKey];
+    const given = backendParts.filter((part) => part !== null).length;
+    if (given !== 0 && given !== 3) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['backend', 'url'],
+        message: 'the backend URL, access key id and secret access key must be set together',
+      });
+    }
+    if (config.mode === 'production') {
+      if (config.security.masterKey === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['security', 'masterKey'],
+          message: 'is required in production mode',
+        });
+      }
+      if (config.control.jwtSecret === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['control', 'jwtSecret'],
+          message: 'is required in production mode',
+        });
+      }
+      if (config.database.url === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['database', 'url'],
+          message: 'is required in production mode',
+        });
+      }
+      if (given === 0) {
+        ctx.addIssue({ code: 'custom', path: ['backend', 'url'], message: 'is required in production mode' });
+      }
+    }
+    for (const plane of ['s3', 'control'] as const) {
+      if ((config[plane].tlsCertFile === null) !== (config[plane].tlsKeyFile === null)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [plane, 'tlsCertFile'],
+          message: 'the TLS certificate and key files must be set together',
+        });
+      }
+    }
+  });
+
+export type GatewayConfig = z.infer<typeof configSchema>;
+
+type Kind = 'string' | 'int' | 'list';
+
+/** Every environment variable the gateway reads, and the setting it overrides. */
+export const ENVIRONMENT_VARIABLES: ReadonlyArray<{ name: string; path: string; kind: Kind }> = [
+  { name: 'GATEWAY_MODE', path: 'mode', kind: 'string' },
+  { name: 'GATEWAY_DATA_DIR', path: 'dataDir', kind: 'string' },
+  { name: 'GATEWAY_LOG_LEVEL', path: 'logLevel', kind: 'string' },
+  { name: 'GATEWAY_S3_LISTEN', path: 'listen.s3', kind: 'string' },
+  { name: 'GATEWAY_CONTROL_LISTEN', path: 'listen.control', kind: 'string' },
+  { name: 'GATEWAY_METRICS_LISTEN', path: 'listen.metrics', kind: 'string' },
+  { name: 'DATABASE_URL', path: 'database.url', kind: 'string' },
+  { name: 'GATEWAY_DATABASE_POOL_SIZE', path: 'database.poolSize', kind: 'int' },
+  { name: 'GATEWAY_BACKEND_URL', path: 'backend.url', kind: 'string' },
+  { name: 'GATEWAY_BACKEND_ACCESS_KEY_ID', path: 'backend.accessKeyId', kind: 'string' },
+  { name: 'GATEWAY_BACKEND_SECRET_ACCESS_KEY', path: 'backend.secretAccessKey', kind: 'string' },
+  { name: 'GATEWAY_BACKEND_REGION', path: 'backend.region', kind: 'string' },
+  { name: 'GATEWAY_BACKEND_TIMEOUT_SECONDS', path: 'backend.timeoutSeconds', kind: 'int' },
+  { name: 'GATEWAY_S3_DOMAIN', path: 's3.domain', kind: 'string' },
+  { name: 'GATEWAY_S3_PUBLIC_URL', path: 's3.publicUrl', kind: 'string' },
+  { name: 'GATEWAY_S3_REGIONS', path: 's3.regions', kind: 'list' },
+  { name: 'GATEWAY_S3_MAX_SKEW_SECONDS', path: 's3.maxSkewSeconds', kind: 'int' },
+  { name: 'GATEWAY_BOT_PROTECTION', path: 's3.botProtection', kind: 'string' },
+  { name: 'GATEWAY_S3_TLS_CERT_FILE', path: 's3.tlsCertFile', kind: 'string' },
+  { name: 'GATEWAY_S3_TLS_KEY_FILE', path: 's3.tlsKeyFile', kind: 'string' },
+  { name: 'GATEWAY_CONTROL_PUBLIC_URL', path: 'control.publicUrl', kind: 'string' },
+  { name: 'GATEWAY_ACCESS_TOKEN_TTL_SECONDS', path: 'control.accessTokenTtlSeconds', kind: 'int' },
+  { name: 'GATEWAY_REFRESH_TOKEN_TTL_SECONDS', path: 'control.refreshTokenTtlSeconds', kind: 'int' },
+  { name: 'GATEWAY_COOKIE_SECURE', path: 'control.cookieSecure', kind: 'string' },
+  { name: 'GATEWAY_JWT_SECRET', path: 'control.jwtSecret', kind: 'string' },
+  { name: 'GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE', path: 'control.loginRateLimitPerMinute', kind: 'int' },
+  { name: 'GATEWAY_CONTROL_TLS_CERT_FILE', path: 'control.tlsCertFile', kind: 'string' },
+  { name: 'GATEWAY_CONTROL_TLS_KEY_FILE', path: 'control.tlsKeyFile', kind: 'string' },
+  { name: 'GATEWAY_MASTER_KEY', path: 'security.masterKey', kind: 'string' },
+  { name: 'GATEWAY_CACHE_TTL_SECONDS', path: 'cache.ttlSeconds', kind: 'int' },
+  { name: 'GATEWAY_CACHE_MAX_ENTRIES', path: 'cache.maxEntries', kind: 'int' },
+  { name: 'GATEWAY_ADMIN_EMAIL', path: 'admin.email', kind: 'string' },
+  { name: 'GATEWAY_ADMIN_PASSWORD', path: 'admin.password', kind: 'string' },
+  { name: 'GATEWAY_SHUTDOWN_GRACE_SECONDS', path: 'shutdownGraceSeconds', kind: 'int' },
+];

@@ -1,0 +1,18 @@
+import type { ObjectStoreBackend } from './backend/object-store.js';
+import type { GatewayConfig } from './config/schema.js';
+import type { Logger } from './observability/logger.js';
+import type { GatewayMetrics } from './observability/metrics.js';
+import type { Store } from './store/index.js';
+
+/** What both planes are built from; assembled once by the runtime. */
+export interface GatewayContext {
+  readonly config: GatewayConfig;
+  readonly store: Store;
+  readonly backend: ObjectStoreBackend;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+  readonly jwtSecret: string;
+  /** The storage endpoint's base URL as clients reach it (for presigning and the start-up banner). */
+  readonly s3PublicUrl: string;
+  readonly version: { product: string; commit: string; api: string };
+}

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { parseListenAddress } from '../config/load.js';
+
+export type RequestListener = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+export interface TlsFiles {
+  certFile: string | null;
+  keyFile: string | null;
+}
+
+/** HTTPS when a certificate and key are configured, plain HTTP otherwise (loopback or behind a TLS load balancer). */
+export function createServer(listener: RequestListener, tls: TlsFiles): http.Server {
+  const options: http.ServerOptions = {
+    // Slow clients must not hold sockets forever; large uploads still stream (no total body timeout).
+    headersTimeout: 60_000,
+    requestTimeout: 0,
+    keepAliveTimeout: 5_000,
+  };
+  if (tls.certFile !== null && tls.keyFile !== null) {
+    return https.createServer(
+      { ...options, cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
+      listener,
+    );
+  }
+  return http.createServer(options, listener);
+}
+
+export function listen(server: http.Server, address: string): Promise<AddressInfo> {
+  const { host, port } = parseListenAddress(address);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export function urlOf(address: AddressInfo, secure: boolean): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `${secure ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+}
+
+/** Stops accepting, lets open requests finish until the deadline, then cuts what is left. */
+export function closeServer(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

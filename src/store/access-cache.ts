@@ -1,0 +1,122 @@
+import { LRUCache } from 'lru-cache';
+import type { BucketStore } from './buckets.js';
+import type { CredentialStore } from './credentials.js';
+import type { Invalidation, InvalidationBus } from './invalidation.js';
+import type { OrganisationStore } from './organisations.js';
+import type { BucketRecord, CorsRuleSet, CredentialRecord, OrganisationRecord } from './records.js';
+
+/** A bucket with its CORS rules, as the storage endpoint needs it for every request. */
+export interface BucketEntry {
+  bucket: BucketRecord;
+  cors: CorsRuleSet | null;
+}
+
+/** lru-cache cannot hold null: an absent record is cached as this box, so unknown keys cost no query. */
+interface Box<T> {
+  value: T | null;
+}
+
+export interface CacheEvents {
+  onHit?(kind: Invalidation['kind']): void;
+  onMiss?(kind: Invalidation['kind']): void;
+  onInvalidate?(kind: Invalidation['kind']): void;
+}
+
+export interface AccessCacheOptions {
+  ttlMs: number;
+  maxEntries: number;
+  events?: CacheEvents;
+}
+
+/**
+ * The storage endpoint's view of credentials, buckets and organisations: bounded LRUs with a TTL in
+ * front of the store. Concurrent misses for one key share one query. Entries are dropped the moment the
+ * invalidation bus reports a change (in this process or, through LISTEN/NOTIFY, in another).
+ */
+export class AccessCache {
+  readonly #credentials: LRUCache<string, Box<CredentialRecord>>;
+  readonly #buckets: LRUCache<string, Box<BucketEntry>>;
+  readonly #organisations: LRUCache<string, Box<OrganisationRecord>>;
+  readonly #events: CacheEvents;
+  readonly #unsubscribe: () => void;
+
+  constructor(
+    stores: { credentials: CredentialStore; buckets: BucketStore; organisations: OrganisationStore },
+    bus: InvalidationBus,
+    options: AccessCacheOptions,
+  ) {
+    this.#events = options.events ?? {};
+    const common = { max: options.maxEntries, ttl: options.ttlMs, ttlAutopurge: false };
+    this.#credentials = new LRUCache({
+      ...common,
+      fetchMethod: async (accessKeyId) => ({ value: await stores.credentials.find(accessKeyId) }),
+    });
+    this.#buckets = new LRUCache({
+      ...common,
+      fetchMethod: async (name) => {
+        const bucket = await stores.buckets.find(name);
+        return { value: bucket === null ? null : { bucket, cors: await stores.buckets.findCors(name) } };
+      },
+    });
+    this.#organisations = new LRUCache({
+      ...common,
+      fetchMethod: async (id) => ({ value: await stores.organisations.find(id) }),
+    });
+    this.#unsubscribe = bus.subscribe((invalidation) => this.invalidate(invalidation));
+  }
+
+  credential(accessKeyId: string): Promise<CredentialRecord | null> {
+    return this.#load('credential', this.#credentials, accessKeyId);
+  }
+
+  bucket(name: string): Promise<BucketEntry | null> {
+    return this.#load('bucket', this.#buckets, name);
+  }
+
+  organisation(id: string): Promise<OrganisationRecord | null> {
+    return this.#load('organisation', this.#organisations, id);
+  }
+
+  invalidate({ kind, key }: Invalidation): void {
+    this.#events.onInvalidate?.(kind);
+    if (key === '*') {
+      this.#credentials.clear();
+      this.#buckets.clear();
+      this.#organisations.clear();
+      return;
+    }
+    const cache = { credential: this.#credentials, bucket: this.#buckets, organisation: this.#organisations }[
+      kind
+    ];
+    cache.delete(key);
+  }
+
+  close(): void {
+    this.#unsubscribe();
+  }
+
+  async #load<T>(
+    kind: Invalidation['kind'],
+    cache: LRUCache<string, Box<T>>,
+    key: string,
+  ): Promise<T | null> {
+    if (cache.has(key)) this.#events.onHit?.(kind);
+    else this.#events.onMiss?.(kind);
+    // An invalidation that lands while a load is in flight aborts that load (its result may be stale):
+    // load again rather than answer from it.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      try {
+        const box = await cache.fetch(key);
+        if (box !== undefined) return box.value;
+      } catch (error) {
+        if (!isAbort(error)) throw error;
+      }
+    }
+    const box = await cache.fetch(key, { forceRefresh: true });
+    return box?.value ?? null;
+  }
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || /abort/i.test(error.message));
+}

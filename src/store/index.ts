@@ -1,0 +1,71 @@
+import type { GatewayConfig } from '../config/schema.js';
+import { SecretBox } from '../security/secret-box.js';
+import { AccessCache, type CacheEvents } from './access-cache.js';
+import { BucketStore } from './buckets.js';
+import { CredentialStore } from './credentials.js';
+import { openDatabase, type Database } from './database.js';
+import { InvalidationBus } from './invalidation.js';
+import { runMigrations } from './migrate.js';
+import { OrganisationStore } from './organisations.js';
+import { UsageRecorder } from './usage.js';
+import { UserStore } from './users.js';
+
+/** Everything the two planes read and write, over one database. */
+export interface Store {
+  readonly db: Database;
+  readonly bus: InvalidationBus;
+  readonly users: UserStore;
+  readonly organisations: OrganisationStore;
+  readonly credentials: CredentialStore;
+  readonly buckets: BucketStore;
+  readonly cache: AccessCache;
+  readonly usage: UsageRecorder;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  masterKey: Buffer;
+  cache: { ttlMs: number; maxEntries: number; events?: CacheEvents };
+  usageFlushIntervalMs?: number;
+}
+
+/** Builds the store over an open database: migrates, starts listening for peers' invalidations. */
+export async function createStore(db: Database, options: StoreOptions): Promise<Store> {
+  await runMigrations(db.sql);
+  const bus = new InvalidationBus(db.sql, { notifyPeers: db.supportsListen });
+  await bus.listen();
+  const box = new SecretBox(options.masterKey);
+  const organisations = new OrganisationStore(db.sql, bus);
+  const credentials = new CredentialStore(db.sql, box, bus);
+  const buckets = new BucketStore(db.sql, bus);
+  const cache = new AccessCache({ credentials, buckets, organisations }, bus, options.cache);
+  const usage = new UsageRecorder(db.sql, options.usageFlushIntervalMs);
+  return {
+    db,
+    bus,
+    users: new UserStore(db.sql),
+    organisations,
+    credentials,
+    buckets,
+    cache,
+    usage,
+    close: async () => {
+      await usage.close().catch(() => undefined);
+      cache.close();
+      await bus.close();
+      await db.close();
+    },
+  };
+}
+
+export async function openStore(
+  config: GatewayConfig,
+  masterKey: Buffer,
+  events?: CacheEvents,
+): Promise<Store> {
+  const db = await openDatabase(config);
+  return createStore(db, {
+    masterKey,
+    cache: { ttlMs: config.cache.ttlSeconds * 1000, maxEntries: config.cache.maxEntries, events },
+  });
+}

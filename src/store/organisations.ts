@@ -1,0 +1,117 @@
+import type { Sql } from './database.js';
+import type { InvalidationBus } from './invalidation.js';
+import type { OrganisationRecord } from './records.js';
+import { newId } from '../security/ids.js';
+
+interface OrganisationRow {
+  id: string;
+  name: string;
+  status: 'active' | 'suspended';
+  suspension_reason: string | null;
+  suspended_at: Date | null;
+  settings: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toOrganisation(row: OrganisationRow): OrganisationRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    suspensionReason: row.suspension_reason,
+    suspendedAt: row.suspended_at,
+    settings: row.settings,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export class OrganisationNameTakenError extends Error {
+  constructor(name: string) {
+    super(`an organisation named "${name}" exists`);
+    this.name = 'OrganisationNameTakenError';
+  }
+}
+
+export class OrganisationStore {
+  readonly #sql: Sql;
+  readonly #bus: InvalidationBus;
+
+  constructor(sql: Sql, bus: InvalidationBus) {
+    this.#sql = sql;
+    this.#bus = bus;
+  }
+
+  async create(name: string, sql: Sql = this.#sql): Promise<OrganisationRecord> {
+    const rows = await sql<OrganisationRow[]>`
+      INSERT INTO organisations (id, name) VALUES (${newId()}, ${name})
+      ON CONFLICT DO NOTHING
+      RETURNING *`;
+    const row = rows[0];
+    if (row === undefined) throw new OrganisationNameTakenError(name);
+    return toOrganisation(row);
+  }
+
+  async find(id: string): Promise<OrganisationRecord | null> {
+    const [row] = await this.#sql<OrganisationRow[]>`SELECT * FROM organisations WHERE id = ${id}`;
+    return row ? toOrganisation(row) : null;
+  }
+
+  async findByName(name: string, sql: Sql = this.#sql): Promise<OrganisationRecord | null> {
+    const [row] = await sql<
+      OrganisationRow[]
+    >`SELECT * FROM organisations WHERE lower(name) = lower(${name})`;
+    return row ? toOrganisation(row) : null;
+  }
+
+  async list(options: { limit: number; cursor: string | null }) {
+    const rows = await this.#sql<OrganisationRow[]>`
+      SELECT * FROM organisations
+      ${options.cursor === null ? this.#sql`` : this.#sql`WHERE id > ${options.cursor}`}
+      ORDER BY id
+      LIMIT ${options.limit + 1}`;
+    const items = rows.slice(0, options.limit).map(toOrganisation);
+    return { items, nextCursor: rows.length > options.limit ? (items.at(-1)?.id ?? null) : null };
+  }
+
+  async updateSettings(
+    id: string,
+    changes: { name?: string; settings?: Record<string, unknown> },
+  ): Promise<OrganisationRecord | null> {
+    try {
+      const [row] = await this.#sql<OrganisationRow[]>`
+        UPDATE organisations SET
+          name = ${changes.name ?? this.#sql`name`},
+          settings = ${changes.settings === undefined ? this.#sql`settings` : this.#sql.json(changes.settings as never)},
+          updated_at = now()
+        WHERE id = ${id}
+        RETURNING *`;
+      await this.#bus.publish('organisation', id);
+      return row ? toOrganisation(row) : null;
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505')
+        throw new OrganisationNameTakenError(changes.name ?? '');
+      throw error;
+    }
+  }
+
+  /** Suspension refuses every storage request of the organisation; nothing is deleted. */
+  async suspend(id: string, reason: string): Promise<OrganisationRecord | null> {
+    const [row] = await this.#sql<OrganisationRow[]>`
+      UPDATE organisations SET status = 'suspended', suspension_reason = ${reason}, suspended_at = now(), updated_at = now()
+      WHERE id = ${id}
+      RETURNING *`;
+    await this.#bus.publish('organisation', id);
+    return row ? toOrganisation(row) : null;
+  }
+
+  async reinstate(id: string): Promise<OrganisationRecord | null> {
+    const [row] = await this.#sql<OrganisationRow[]>`
+      UPDATE organisations SET status = 'active', suspension_reason = NULL, suspended_at = NULL, updated_at = now()
+      WHERE id = ${id}
+      RETURNING *`;
+    await this.#bus.publish('organisation', id);
+    return row ? toOrganisation(row) : null;
+  }
+}

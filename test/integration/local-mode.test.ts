@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { startGateway } from '../../src/runtime.js';
+
+describe('local mode (no DATABASE_URL, no backend configured)', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-local-'));
+  const env = {
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_S3_LISTEN: '127.0.0.1:0',
+    GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
+    GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
+  };
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('bootstraps once, answers on all three listeners, and keeps its data across a restart', async () => {
+    const config = loadConfig(env);
+    expect(config.database.url).toBeNull();
+    const first = await startGateway(config, { logger: createLogger('silent') });
+    let firstCredential: string;
+    try {
+      expect(first.context.store.db.kind).toBe('embedded');
+      const created = first.bootstrap.created;
+      expect(created?.adminEmail).toBe('admin@localhost');
+      expect(created?.generatedPassword).toMatch(/^[A-Za-z0-9_-]{20}$/);
+      expect(created?.credential.accessKeyId).toMatch(/^GWK1[A-Z2-7]{16}$/);
+      firstCredential = created?.credential.accessKeyId ?? '';
+
+      const s3 = await fetch(`${first.urls.s3}/`, { headers: { 'user-agent': 'test' } });
+      expect(s3.headers.get('content-type')).toContain('xml');
+      expect(await s3.text()).toMatch(
+        /<Error><Code>[A-Za-z]+<\/Code>.*<RequestId>[^<]+<\/RequestId><\/Error>$/,
+      );
+
+      const metrics = await fetch(`${first.urls.metrics}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('gateway_s3_requests_total');
+    } finally {
+      await first.stop();
+    }
+
+    const second = await startGateway(loadConfig(env), { logger: createLogger('silent') });
+    try {
+      expect(second.bootstrap.created).toBeNull();
+      const credential = await second.context.store.credentials.find(firstCredential);
+      expect(credential?.name).toBe('bootstrap');
+      expect(credential?.secret).toHaveLength(40);
+    } finally {
+      await second.stop();
+    }
+  });
+});
