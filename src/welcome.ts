@@ -10,7 +10,7 @@ export function printWelcome(gateway: RunningGateway): void {
     '',
     `  S3 gateway is running.`,
     `    storage endpoint : ${urls.s3}`,
-    `    control plane    : ${urls.control}/v1   (API docs: ${urls.control}/v1/docs)`,
+    `    control plane    : ${urls.control}/v1   (API docs: ${urls.control}/docs)`,
     `    metrics          : ${urls.metrics}/metrics`,
   ];
   const created = gateway.bootstrap.created;
