@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /** host:port with a numeric port; an empty host means all interfaces. */
-const listenAddress = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:9000')
-  .refine((value) => Number(value.slice(value.lastIndexOf(':') + 1)) <= 65535, 'port must be 0-65535');
+const listenAddress = z.string().refine((value) => {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:\s]*):(\d{1,5})$/.exec(value);
+  return match !== null && Number(match[2]) <= 65535;
+}, 'expected host:port with a port from 0 to 65535, e.g. 127.0.0.1:9000');
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
 

@@ -117,6 +117,9 @@ export class AccessCache {
   }
 }
 
+/** lru-cache rejects a load it aborted with one of these reasons (its own Error messages). */
+const ABORT_REASONS = new Set(['deleted', 'evicted', 'replaced', 'cleared']);
+
 function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || /abort/i.test(error.message));
+  return error instanceof Error && (error.name === 'AbortError' || ABORT_REASONS.has(error.message));
 }

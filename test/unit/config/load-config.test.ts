@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseListenAddress } from '../../../src/config/load.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('configuration', () => {
+  it('runs in local mode with no environment at all', () => {
+    const config = loadConfig({});
+    expect(config.mode).toBe('development');
+    expect(config.database.url).toBeNull();
+    expect(config.backend.url).toBeNull();
+    expect(config.listen).toEqual({
+      s3: '127.0.0.1:9000',
+      control: '127.0.0.1:9001',
+      metrics: '127.0.0.1:9464',
+    });
+    expect(config.s3.regions).toEqual(['us-east-1', 'auto']);
+    expect(config.s3.botProtection).toBe('anonymous');
+  });
+
+  it('lets environment variables override the defaults, with lists and numbers parsed', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://gw@db:5432/gw',
+      GATEWAY_S3_REGIONS: 'eu-west-1, us-east-1',
+      GATEWAY_CACHE_TTL_SECONDS: '5',
+      GATEWAY_S3_LISTEN: '0.0.0.0:8080',
+    });
+    expect(config.database.url).toBe('postgres://gw@db:5432/gw');
+    expect(config.s3.regions).toEqual(['eu-west-1', 'us-east-1']);
+    expect(config.cache.ttlSeconds).toBe(5);
+    expect(parseListenAddress(config.listen.s3)).toEqual({ host: '0.0.0.0', port: 8080 });
+  });
+
+  it('names every bad value by its environment variable, all at once', () => {
+    const problems = problemsOf({
+      GATEWAY_S3_LISTEN: 'nonsense',
+      GATEWAY_CACHE_TTL_SECONDS: 'soon',
+      GATEWAY_BOT_PROTECTION: 'maybe',
+      GATEWAY_BACKEND_URL: 'ftp://store',
+    });
+    expect(problems).toHaveLength(4);
+    expect(problems.find((problem) => problem.startsWith('GATEWAY_S3_LISTEN:'))).toContain('host:port');
+    expect(problems.find((problem) => problem.startsWith('GATEWAY_CACHE_TTL_SECONDS:'))).toContain('"soon"');
+    expect(problems.some((problem) => problem.startsWith('GATEWAY_BOT_PROTECTION:'))).toBe(true);
+    expect(problems.some((problem) => problem.startsWith('GATEWAY_BACKEND_URL:'))).toBe(true);
+  });
+
+  it('wants the backend URL and both keys together', () => {
+    const problems = problemsOf({ GATEWAY_BACKEND_URL: 'http://127.0.0.1:7480' });
+    expect(problems).toEqual([
+      'GATEWAY_BACKEND_URL: the backend URL, access key id and secret access key must be set together (got "http://127.0.0.1:7480")',
+    ]);
+  });
+
+  it('refuses production mode without a master key, token secret, database and backend', () => {
+    const problems = problemsOf({ GATEWAY_MODE: 'production' });
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(
+      ['DATABASE_URL', 'GATEWAY_BACKEND_URL', 'GATEWAY_JWT_SECRET', 'GATEWAY_MASTER_KEY'].sort(),
+    );
+    expect(problems.find((problem) => problem.startsWith('GATEWAY_MASTER_KEY'))).toBe(
+      'GATEWAY_MASTER_KEY: is required in production mode',
+    );
+  });
+
+  it('accepts a complete production configuration', () => {
+    const config = loadConfig({
+      GATEWAY_MODE: 'production',
+      GATEWAY_MASTER_KEY: 'ab'.repeat(32),
+      GATEWAY_JWT_SECRET: 'x'.repeat(48),
+      DATABASE_URL: 'postgresql://gw:pw@db/gw',
+      GATEWAY_BACKEND_URL: 'http://rgw:7480',
+      GATEWAY_BACKEND_ACCESS_KEY_ID: 'backend',
+      GATEWAY_BACKEND_SECRET_ACCESS_KEY: 'backend-secret',
+    });
+    expect(config.mode).toBe('production');
+  });
+
+  it('refuses a master key that is not 32 bytes without echoing it', () => {
+    const problems = problemsOf({ GATEWAY_MASTER_KEY: 'too-short-secret' });
+    expect(problems).toEqual(['GATEWAY_MASTER_KEY: expected 32 bytes as 64 hex characters or base64']);
+  });
+});
