@@ -7,6 +7,7 @@ import type { GatewayConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startGateway, type RunningGateway } from '../../src/runtime.js';
 import { realPostgresUrl, createTestDatabase, type TestDatabase } from './database.js';
+import { findSecretsInLogs } from './log-audit.js';
 
 export const TEST_ADMIN_EMAIL = 'admin@example.test';
 export const TEST_ADMIN_PASSWORD = 'correct horse battery staple';
@@ -70,9 +71,16 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     controlUrl: gateway.urls.control,
     metricsUrl: gateway.urls.metrics,
     stop: async () => {
+      // Every test gateway audits its own logs: no secret, password, token or signature may be in them.
+      const findings = await findSecretsInLogs(logs, gateway.context.store, [
+        TEST_ADMIN_PASSWORD,
+        created.credential.secret,
+        gateway.context.jwtSecret,
+      ]);
       await gateway.stop();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      if (findings.length > 0) throw new Error(`secrets leaked into the logs:\n${findings.join('\n')}`);
     },
   };
 }
