@@ -1,0 +1,244 @@
+import { createHash, createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Readable, Writable, type Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+import { SignatureV4 } from '@smithy/signature-v4';
+
+import { isS3Error } from '../../../src/s3/errors.js';
+import type { RequestHeaders } from '../../../src/s3/sigv4/index.js';
+
+/** Reads a JSON fixture from test/fixtures/sigv4. */
+export function loadFixture<T>(name: string): T {
+  return JSON.parse(readFileSync(new URL(`../../fixtures/sigv4/${name}`, import.meta.url), 'utf8')) as T;
+}
+
+/** Header lines as a client sends them, grouped the way Node's `req.headersDistinct` groups them. */
+export function headersFromLines(lines: readonly (readonly [string, string])[]): Record<string, string[]> {
+  const headers: Record<string, string[]> = {};
+  for (const [name, value] of lines) {
+    const key = name.toLowerCase();
+    // Node trims optional whitespace around field values.
+    (headers[key] ??= []).push(value.trim());
+  }
+  return headers;
+}
+
+/** SHA-256 / HMAC-SHA256 for @smithy/signature-v4, which expects an AWS-style hash constructor. */
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+function toBytes(data: SourceData): string | Uint8Array {
+  if (typeof data === 'string') return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+export class NodeSha256 {
+  private readonly hash;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBytes(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(toBytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return this.hash.digest();
+  }
+}
+
+export interface SmithySignInput {
+  readonly method: string;
+  readonly host: string;
+  /** Already percent-encoded path, as an S3 client puts it on the wire. */
+  readonly path: string;
+  readonly query?: Record<string, string>;
+  readonly headers?: Record<string, string>;
+  readonly accessKeyId: string;
+  readonly secret: string;
+  readonly region?: string;
+  readonly service?: string;
+  readonly signingDate: Date;
+}
+
+/** Encodes a query component the way the AWS SDK's HTTP layer does (RFC 3986 unreserved only). */
+export function sdkEncode(text: string): string {
+  return encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+export function rawTargetOf(
+  path: string,
+  query: Record<string, string | string[] | null | undefined>,
+): string {
+  const pairs: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (value === null) pairs.push(sdkEncode(name));
+    else
+      for (const one of Array.isArray(value) ? value : [value])
+        pairs.push(`${sdkEncode(name)}=${sdkEncode(one)}`);
+  }
+  return pairs.length === 0 ? path : `${path}?${pairs.join('&')}`;
+}
+
+function smithySigner(input: SmithySignInput): SignatureV4 {
+  return new SignatureV4({
+    service: input.service ?? 's3',
+    region: input.region ?? 'us-east-1',
+    credentials: { accessKeyId: input.accessKeyId, secretAccessKey: input.secret },
+    sha256: NodeSha256,
+    // S3 signs the already-encoded path as is.
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+}
+
+function smithyRequest(input: SmithySignInput) {
+  const headers: Record<string, string> = { host: input.host, ...input.headers };
+  return {
+    method: input.method,
+    protocol: 'https:',
+    hostname: input.host,
+    path: input.path,
+    query: input.query ?? {},
+    headers,
+  };
+}
+
+/** Signs with the AWS SDK's own signer and returns what would arrive on the wire. */
+export async function signWithSmithy(
+  input: SmithySignInput,
+): Promise<{ rawTarget: string; headers: Record<string, string> }> {
+  const signed = await smithySigner(input).sign(smithyRequest(input), { signingDate: input.signingDate });
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(signed.headers)) headers[name.toLowerCase()] = String(value);
+  return { rawTarget: rawTargetOf(signed.path, signed.query ?? {}), headers };
+}
+
+/** Presigns with the AWS SDK's own signer (UNSIGNED-PAYLOAD, as the S3 presigner does). */
+export async function presignWithSmithy(
+  input: SmithySignInput & { readonly expiresIn: number },
+): Promise<{ rawTarget: string; headers: Record<string, string> }> {
+  const request = smithyRequest(input);
+  request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
+  const signed = await smithySigner(input).presign(request, {
+    signingDate: input.signingDate,
+    expiresIn: input.expiresIn,
+  });
+  return { rawTarget: rawTargetOf(signed.path, signed.query ?? {}), headers: { host: input.host } };
+}
+
+export interface StreamOutcome {
+  /** Everything the last stream emitted, in order. */
+  readonly output: Buffer;
+  /** Each chunk as emitted by the last stream. */
+  readonly chunks: readonly Buffer[];
+  /** The S3ErrorKey the chain failed with, if it failed with an S3Error. */
+  readonly errorKey?: string;
+  readonly error?: unknown;
+}
+
+/** Feeds `inputs` through the transforms into a collecting sink. */
+export async function runThrough(
+  transforms: readonly Transform[],
+  inputs: readonly Buffer[],
+  sinkDelayMs = 0,
+): Promise<StreamOutcome> {
+  const chunks: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk);
+      if (sinkDelayMs > 0) setTimeout(callback, sinkDelayMs);
+      else callback();
+    },
+  });
+  try {
+    await pipeline([Readable.from(inputs, { objectMode: false }), ...transforms, sink]);
+    return { output: Buffer.concat(chunks), chunks };
+  } catch (error) {
+    return {
+      output: Buffer.concat(chunks),
+      chunks,
+      error,
+      ...(isS3Error(error) ? { errorKey: error.key } : {}),
+    };
+  }
+}
+
+/** Splits a buffer into pieces of the given sizes (cycled), covering all of it. */
+export function splitBySizes(data: Buffer, sizes: readonly number[]): Buffer[] {
+  const pieces: Buffer[] = [];
+  let offset = 0;
+  let index = 0;
+  while (offset < data.length) {
+    const size = Math.max(1, sizes[index % sizes.length] ?? 1);
+    pieces.push(data.subarray(offset, offset + size));
+    offset += size;
+    index += 1;
+  }
+  return pieces;
+}
+
+/** A deterministic pseudo-random generator so failures reproduce. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 0x1_0000_0000;
+  };
+}
+
+export function randomSplits(data: Buffer, seed: number, maxPiece: number): Buffer[] {
+  const random = seededRandom(seed);
+  const pieces: Buffer[] = [];
+  let offset = 0;
+  while (offset < data.length) {
+    const size = 1 + Math.floor(random() * maxPiece);
+    pieces.push(data.subarray(offset, offset + size));
+    offset += size;
+  }
+  return pieces;
+}
+
+export function bytewise(data: Buffer): Buffer[] {
+  return splitBySizes(data, [1]);
+}
+
+export interface ChunkedBodyOptions {
+  /** Appended to every size line, e.g. ';chunk-signature=...'. */
+  readonly extension?: string;
+  /** Leave out the blank line that ends the trailer section. */
+  readonly omitFinalCrlf?: boolean;
+}
+
+/** Builds an aws-chunked body the way the AWS SDKs frame STREAMING-UNSIGNED-PAYLOAD-TRAILER uploads. */
+export function awsChunkedBody(
+  data: Buffer,
+  chunkSize: number,
+  trailers: readonly (readonly [string, string])[] = [],
+  options: ChunkedBodyOptions = {},
+): Buffer {
+  const parts: Buffer[] = [];
+  for (let offset = 0; offset < data.length; offset += chunkSize) {
+    const piece = data.subarray(offset, offset + chunkSize);
+    parts.push(
+      Buffer.from(`${piece.length.toString(16)}${options.extension ?? ''}\r\n`),
+      piece,
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`0${options.extension ?? ''}\r\n`));
+  for (const [name, value] of trailers) parts.push(Buffer.from(`${name}:${value}\r\n`));
+  if (options.omitFinalCrlf !== true) parts.push(Buffer.from('\r\n'));
+  return Buffer.concat(parts);
+}
+
+/** Deterministic test data of the given length. */
+export function testData(length: number, seed = 7): Buffer {
+  const random = seededRandom(seed);
+  return Buffer.from(Array.from({ length }, () => Math.floor(random() * 256)));
+}
+
+export type { RequestHeaders };
