@@ -106,7 +106,11 @@ export async function startGateway(
       s3PublicUrl: config.s3.publicUrl ?? s3Url,
       version: readVersion(),
     };
-    s3Server.on('request', createS3Listener(context));
+    const s3Listener = createS3Listener(context);
+    s3Server.on('request', s3Listener);
+    // With a 'checkContinue' listener Node leaves `Expect: 100-continue` to the endpoint, which
+    // sends 100 Continue only once the request is authenticated and authorised.
+    s3Server.on('checkContinue', s3Listener);
     controlServer.on('request', createControlApp(context));
     const controlUrl = urlOf(
       await listen(controlServer, config.listen.control),

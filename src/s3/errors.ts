@@ -184,6 +184,17 @@ export const S3_ERRORS = {
   ),
   CorsPreflightRefused: entry('AccessForbidden', 403, 'CORSResponse: This CORS request is not allowed.'),
   MissingCorsHeaders: entry('BadRequest', 400, 'Insufficient information. Origin request header needed.'),
+  InvalidCorsRequestMethod: entry('BadRequest', 400, 'Invalid Access-Control-Request-Method.'),
+  MalformedACL: entry(
+    'MalformedACLError',
+    400,
+    'The XML you provided was not well-formed or did not validate against our published schema.',
+  ),
+  MissingAcl: entry(
+    'MissingSecurityHeader',
+    400,
+    'Your request was missing a required header: x-amz-acl, or an AccessControlPolicy body.',
+  ),
 
   // The gateway or its backend.
   ServiceUnavailable: entry(

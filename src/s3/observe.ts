@@ -1,0 +1,74 @@
+/**
+ * What every storage request leaves behind once its response is over: request, latency and byte
+ * metrics (per operation, and per organisation through the bounded organisation label), usage
+ * for authorised traffic, and one structured access log line without secrets (the request target
+ * is logged with presigned signatures and credentials redacted).
+ */
+import { performance } from 'node:perf_hooks';
+import type { GatewayContext } from '../context.js';
+import { redactRequestTarget } from '../observability/logger.js';
+import type { S3Exchange } from './exchange.js';
+
+/** The status logged for a client that went away before any response was sent (nginx's convention). */
+const CLIENT_CLOSED = 499;
+
+function seconds(from: number, to: number): number {
+  return (to - from) / 1000;
+}
+
+export function observeExchange(exchange: S3Exchange, context: GatewayContext): void {
+  const { metrics } = context;
+  metrics.s3InFlight.inc();
+  exchange.response.once('close', () => {
+    metrics.s3InFlight.dec();
+    const finishedAt = performance.now();
+    const operation = exchange.operation;
+    const status = exchange.response.headersSent ? exchange.response.statusCode : CLIENT_CLOSED;
+
+    metrics.s3Requests.inc({ operation, status: String(status), code: exchange.errorCode });
+    metrics.s3Duration.observe({ operation }, seconds(exchange.startedAt, finishedAt));
+    if (exchange.headSentAt !== null) {
+      metrics.s3TimeToFirstByte.observe({ operation }, seconds(exchange.startedAt, exchange.headSentAt));
+    }
+    metrics.s3BytesIn.inc({ operation }, exchange.bytesIn);
+    metrics.s3BytesOut.inc({ operation }, exchange.bytesOut);
+
+    const organisation = exchange.organisation;
+    if (organisation !== null) {
+      const label = metrics.organisationLabels.label(organisation.name);
+      metrics.organisationRequests.inc({ organisation: label });
+      metrics.organisationBytes.inc({ organisation: label, direction: 'in' }, exchange.bytesIn);
+      metrics.organisationBytes.inc({ organisation: label, direction: 'out' }, exchange.bytesOut);
+      if (exchange.authorised) {
+        context.store.usage.record({
+          organisationId: organisation.id,
+          bucket: exchange.address?.bucket ?? '',
+          accessKeyId:
+            exchange.identity?.kind === 'credential' ? exchange.identity.credential.accessKeyId : '',
+          bytesIn: exchange.bytesIn,
+          bytesOut: exchange.bytesOut,
+        });
+      }
+    }
+
+    context.logger.info(
+      {
+        requestId: exchange.id,
+        method: exchange.method,
+        target: redactRequestTarget(exchange.rawTarget),
+        operation,
+        status,
+        code: exchange.errorCode,
+        bucket: exchange.address?.bucket ?? null,
+        accessKeyId: exchange.accessKeyId,
+        organisationId: organisation?.id ?? null,
+        bytesIn: exchange.bytesIn,
+        bytesOut: exchange.bytesOut,
+        durationMs: Math.round((finishedAt - exchange.startedAt) * 10) / 10,
+        userAgent: exchange.headers['user-agent'] ?? null,
+        remoteAddress: exchange.request.socket.remoteAddress ?? null,
+      },
+      's3 request',
+    );
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * The headers a request means, as opposed to the headers it carries. Presigned URLs hoist
+ * `x-amz-*` headers into the query (x-amz-acl, x-amz-meta-*, x-amz-checksum-*, ...) and S3 applies
+ * them as headers, so bans, checksum verification and forwarding must see them too, or a query
+ * parameter could smuggle past a header rule. Signature verification never uses this view: it
+ * checks the request exactly as received.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { QueryParameter } from './address.js';
+
+/** Query parameters that carry the presigned signature itself; never headers, never forwarded. */
+const PRESIGN_AUTH_PARAMETERS: ReadonlySet<string> = new Set([
+  'x-amz-algorithm',
+  'x-amz-credential',
+  'x-amz-date',
+  'x-amz-expires',
+  'x-amz-signedheaders',
+  'x-amz-signature',
+  'x-amz-security-token',
+  'x-amz-content-sha256',
+]);
+
+export type HeaderMap = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export function isPresignAuthParameter(name: string): boolean {
+  return PRESIGN_AUTH_PARAMETERS.has(name.toLowerCase());
+}
+
+/** An `x-amz-*` query parameter that stands for a header. */
+export function isHoistedHeaderParameter(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.startsWith('x-amz-') && !PRESIGN_AUTH_PARAMETERS.has(lower);
+}
+
+/** Received headers plus hoisted query headers; a hoisted value wins, as S3 applies the signed URL. */
+export function effectiveHeaders(headers: IncomingHttpHeaders, query: readonly QueryParameter[]): HeaderMap {
+  const merged: Record<string, string | readonly string[] | undefined> = { ...headers };
+  for (const parameter of query) {
+    if (isHoistedHeaderParameter(parameter.name)) merged[parameter.name.toLowerCase()] = parameter.value;
+  }
+  return merged;
+}
+
+/** One header as text; repeated headers joined with ',' as HTTP defines. */
+export function headerValue(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name];
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : value.join(',');
+}

@@ -1,0 +1,100 @@
+/**
+ * Every response the gateway writes itself goes through here, so each one carries the request id
+ * and the bucket's CORS headers, and each one is measured (time to first byte, bytes out).
+ */
+import type http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { resourceOf } from './address.js';
+import { renderS3Error, type S3Error } from './errors.js';
+import type { S3Exchange } from './exchange.js';
+
+/** Unread request bodies up to this size are drained so the client reads our answer; larger ones cost a connection. */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
+
+export function writeHead(exchange: S3Exchange, status: number, headers: http.OutgoingHttpHeaders): boolean {
+  const { response } = exchange;
+  if (response.headersSent) return false;
+  response.writeHead(status, {
+    ...headers,
+    ...exchange.corsHeaders,
+    'x-amz-request-id': exchange.id,
+  });
+  exchange.headSentAt = performance.now();
+  return true;
+}
+
+/** Counts body bytes on their way to the client. */
+export function countBytesOut(exchange: S3Exchange, bytes: number): void {
+  exchange.bytesOut += bytes;
+}
+
+/**
+ * A request answered before its body was read: a client still waiting for `100 Continue` will
+ * never send it, and a large body is not worth reading, so the connection closes after the
+ * answer; a small body is drained so the client can finish sending and read the answer.
+ */
+export function abandonRequestBody(exchange: S3Exchange): void {
+  const { request, response } = exchange;
+  if (request.complete || request.destroyed) return;
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  const waitingForContinue = exchange.expectsContinue && !exchange.continueSent;
+  if (waitingForContinue || !(declared <= DRAIN_LIMIT_BYTES)) {
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  }
+  request.resume();
+}
+
+function send(
+  exchange: S3Exchange,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
+  abandonRequestBody(exchange);
+  const payload = exchange.method === 'HEAD' ? '' : body;
+  const bytes = Buffer.byteLength(payload);
+  if (!writeHead(exchange, status, { ...headers, 'content-type': contentType, 'content-length': bytes })) {
+    exchange.response.destroy();
+    return;
+  }
+  exchange.response.end(payload);
+  countBytesOut(exchange, bytes);
+}
+
+export function sendError(exchange: S3Exchange, error: S3Error): void {
+  exchange.errorCode = error.code;
+  const body = renderS3Error(
+    error.definition,
+    { requestId: exchange.id, resource: resourceOf(exchange.address) },
+    error.details,
+  );
+  send(exchange, error.status, 'application/xml', body);
+}
+
+export function sendXml(
+  exchange: S3Exchange,
+  status: number,
+  xml: string,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
+  send(exchange, status, 'application/xml', xml, headers);
+}
+
+export function sendHtml(exchange: S3Exchange, status: number, html: string): void {
+  send(exchange, status, 'text/html; charset=utf-8', html, { 'cache-control': 'no-store' });
+}
+
+/** A body-less answer (a CORS preflight, an ACL write that changes nothing). */
+export function sendEmpty(
+  exchange: S3Exchange,
+  status: number,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
+  abandonRequestBody(exchange);
+  if (!writeHead(exchange, status, { ...headers, 'content-length': 0 })) {
+    exchange.response.destroy();
+    return;
+  }
+  exchange.response.end();
+}

@@ -1,0 +1,67 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+
+/** The namespace of every S3 response document. */
+export const S3_XML_NAMESPACE = 'http://s3.amazonaws.com/doc/2006-03-01/';
+
+export function escapeXml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&apos;');
+}
+
+/** `<name>escaped text</name>` */
+export function element(name: string, text: string): string {
+  return `<${name}>${escapeXml(text)}</${name}>`;
+}
+
+export function xmlDocument(body: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>${body}`;
+}
+
+/**
+ * Parses a small client or backend document. Entities are not expanded (no entity-expansion
+ * bombs); `arrays` names the elements that may repeat, so one occurrence still reads as a list.
+ * Returns null when the text is not well-formed XML.
+ */
+export function parseXml(text: string, arrays: readonly string[] = []): Record<string, unknown> | null {
+  if (text.trim() === '' || XMLValidator.validate(text) !== true) return null;
+  const parser = new XMLParser({
+    ignoreAttributes: true,
+    removeNSPrefix: true,
+    processEntities: false,
+    parseTagValue: false,
+    trimValues: true,
+    isArray: (name) => arrays.includes(name),
+  });
+  const parsed: unknown = parser.parse(text);
+  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
+}
+
+/** A child element as an object, or undefined when it is missing or is plain text. */
+export function childObject(node: unknown, name: string): Record<string, unknown> | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  const child = (node as Record<string, unknown>)[name];
+  return typeof child === 'object' && child !== null && !Array.isArray(child)
+    ? (child as Record<string, unknown>)
+    : undefined;
+}
+
+/** A child element's text, or undefined. */
+export function childText(node: unknown, name: string): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  const child = (node as Record<string, unknown>)[name];
+  if (typeof child === 'string') return child;
+  if (typeof child === 'number' || typeof child === 'boolean') return String(child);
+  return undefined;
+}
+
+/** A repeatable child element as a list of objects. */
+export function childList(node: unknown, name: string): Record<string, unknown>[] {
+  if (typeof node !== 'object' || node === null) return [];
+  const child = (node as Record<string, unknown>)[name];
+  const items = Array.isArray(child) ? child : child === undefined ? [] : [child];
+  return items.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
+}
