@@ -1,21 +1,38 @@
 import express from 'express';
+import swaggerUi from 'swagger-ui-express';
 import type { GatewayContext } from '../context.js';
+import { createDependencies } from './dependencies.js';
+import { RegisterRoutes } from './generated/routes.js';
+import { errorHandler, notFound, requireJsonBody } from './http/errors.js';
+import { requestContext } from './http/request-context.js';
+import { fixNestedArrayFieldPaths } from './http/tsoa-field-paths.js';
+import { openApiDocument } from './openapi-document.js';
+import { attachRuntime } from './runtime-locals.js';
+import { createServices } from './services/index.js';
 
-/** The control plane's express application. */
-export function createControlApp(_context: GatewayContext): express.Express {
+const MAX_BODY = '1mb';
+
+/** The control plane's express application: /v1 (generated tsoa routes) and /docs. */
+export function createControlApp(context: GatewayContext): express.Express {
+  fixNestedArrayFieldPaths();
+  const deps = createDependencies(context);
   const app = express();
   app.disable('x-powered-by');
-  app.use((_request, response) => {
-    response
-      .status(404)
-      .type('application/problem+json')
-      .json({
-        type: 'about:blank',
-        title: 'Not Found',
-        status: 404,
-        detail: 'No such endpoint.',
-        code: 'not_found',
-      });
-  });
+  attachRuntime(app, { deps, services: createServices(deps) });
+
+  app.use(requestContext(context));
+  app.use(
+    '/v1',
+    requireJsonBody,
+    express.json({ limit: MAX_BODY, type: ['application/json', 'application/*+json'] }),
+  );
+  RegisterRoutes(app);
+  app.use(
+    '/docs',
+    swaggerUi.serve,
+    swaggerUi.setup(openApiDocument(), { customSiteTitle: 'S3 gateway API' }),
+  );
+  app.use(notFound);
+  app.use(errorHandler(context.logger));
   return app;
 }

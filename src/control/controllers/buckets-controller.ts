@@ -1,0 +1,143 @@
+import type { Request as ExpressRequest } from 'express';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Patch,
+  Path,
+  Post,
+  Put,
+  Query,
+  Request,
+  Response,
+  Route,
+  Security,
+  SuccessResponse,
+  Tags,
+} from 'tsoa';
+import { callerOf } from '../auth/caller.js';
+import type {
+  BucketPage,
+  BucketView,
+  CorsRules,
+  CorsRulesUpdate,
+  CreateBucketRequest,
+  UpdateBucketRequest,
+} from '../models/buckets.js';
+import type { PageSize } from '../models/common.js';
+import type { ProblemDocument } from '../problems.js';
+import type { ControlServices } from '../services/index.js';
+
+/** Members read; owners and admins create, change and delete buckets and their CORS rules. */
+@Route('v1/buckets')
+@Tags('Buckets, objects & CORS')
+@Security('bearer')
+@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
+@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
+@Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+export class BucketsController extends Controller {
+  constructor(private readonly services: ControlServices) {
+    super();
+  }
+
+  /**
+   * The organisation's buckets.
+   * @summary List buckets
+   */
+  @Get()
+  public async listBuckets(
+    @Request() request: ExpressRequest,
+    @Query() limit?: PageSize,
+    @Query() cursor?: string,
+  ): Promise<BucketPage> {
+    return this.services.buckets.list(callerOf(request), { limit, cursor });
+  }
+
+  /**
+   * Creates the bucket on the object store and records it for the organisation. Names are global.
+   * Refused while the account is suspended.
+   * @summary Create a bucket
+   */
+  @Post()
+  @SuccessResponse(201, 'Bucket created')
+  @Response<ProblemDocument>(403, 'The account is suspended (account_suspended), or your role')
+  @Response<ProblemDocument>(409, 'The name is taken (bucket_name_taken)')
+  public async createBucket(
+    @Body() body: CreateBucketRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<BucketView> {
+    return this.services.buckets.create(callerOf(request), body);
+  }
+
+  /**
+   * One bucket: public or not, created, CORS summary.
+   * @summary Get a bucket
+   */
+  @Get('{bucket}')
+  @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+  public async getBucket(@Path() bucket: string, @Request() request: ExpressRequest): Promise<BucketView> {
+    return this.services.buckets.get(callerOf(request), bucket);
+  }
+
+  /**
+   * Makes the bucket public (unsigned reads allowed) or private.
+   * @summary Change a bucket
+   */
+  @Patch('{bucket}')
+  @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+  public async updateBucket(
+    @Path() bucket: string,
+    @Body() body: UpdateBucketRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<BucketView> {
+    return this.services.buckets.setPublic(callerOf(request), bucket, body.public);
+  }
+
+  /**
+   * Deletes an empty bucket on the object store and in records.
+   * @summary Delete a bucket
+   */
+  @Delete('{bucket}')
+  @SuccessResponse(204, 'Bucket deleted')
+  @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+  @Response<ProblemDocument>(409, 'The bucket is not empty (bucket_not_empty)')
+  public async deleteBucket(@Path() bucket: string, @Request() request: ExpressRequest): Promise<void> {
+    await this.services.buckets.delete(callerOf(request), bucket);
+  }
+
+  /**
+   * The bucket's CORS rules (an empty list when there are none).
+   * @summary Get CORS rules
+   */
+  @Get('{bucket}/cors')
+  @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+  public async getBucketCors(@Path() bucket: string, @Request() request: ExpressRequest): Promise<CorsRules> {
+    return this.services.buckets.cors(callerOf(request), bucket);
+  }
+
+  /**
+   * Replaces the bucket's CORS rules; the only way to set them (storage refuses PutBucketCors).
+   * @summary Replace CORS rules
+   */
+  @Put('{bucket}/cors')
+  @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+  public async putBucketCors(
+    @Path() bucket: string,
+    @Body() body: CorsRulesUpdate,
+    @Request() request: ExpressRequest,
+  ): Promise<CorsRules> {
+    return this.services.buckets.putCors(callerOf(request), bucket, body);
+  }
+
+  /**
+   * Removes every CORS rule of the bucket.
+   * @summary Remove CORS rules
+   */
+  @Delete('{bucket}/cors')
+  @SuccessResponse(204, 'CORS rules removed')
+  @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+  public async deleteBucketCors(@Path() bucket: string, @Request() request: ExpressRequest): Promise<void> {
+    await this.services.buckets.deleteCors(callerOf(request), bucket);
+  }
+}

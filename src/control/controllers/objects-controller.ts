@@ -1,0 +1,71 @@
+import type { Request as ExpressRequest } from 'express';
+import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, Tags } from 'tsoa';
+import { callerOf } from '../auth/caller.js';
+import type {
+  DeleteObjectsRequest,
+  DeleteObjectsResponse,
+  ObjectListingView,
+  PresignRequest,
+  PresignResponse,
+} from '../models/buckets.js';
+import type { PageSize } from '../models/common.js';
+import type { ProblemDocument } from '../problems.js';
+import type { ControlServices } from '../services/index.js';
+
+/** Objects of one bucket: listing, batch deletion, presigned URLs. */
+@Route('v1/buckets/{bucket}')
+@Tags('Buckets, objects & CORS')
+@Security('bearer')
+@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
+@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
+@Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+@Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+export class ObjectsController extends Controller {
+  constructor(private readonly services: ControlServices) {
+    super();
+  }
+
+  /**
+   * Lists objects, optionally under a prefix and grouped by a delimiter.
+   * @summary List objects
+   */
+  @Get('objects')
+  public async listObjects(
+    @Path() bucket: string,
+    @Request() request: ExpressRequest,
+    @Query() prefix?: string,
+    @Query() delimiter?: string,
+    @Query() cursor?: string,
+    @Query() limit?: PageSize,
+  ): Promise<ObjectListingView> {
+    return this.services.buckets.listObjects(callerOf(request), bucket, { prefix, delimiter, cursor, limit });
+  }
+
+  /**
+   * Deletes up to 1000 keys (owners and admins), with a result per key.
+   * @summary Delete objects
+   */
+  @Post('objects/delete')
+  public async deleteObjects(
+    @Path() bucket: string,
+    @Body() body: DeleteObjectsRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<DeleteObjectsResponse> {
+    return this.services.buckets.deleteObjects(callerOf(request), bucket, body.keys);
+  }
+
+  /**
+   * Makes a presigned storage URL, signed with the named credential of your organisation, whose scope
+   * must cover the bucket and the method. Members presign with the credentials they created.
+   * @summary Presign a storage request
+   */
+  @Post('presign')
+  @Response<ProblemDocument>(403, 'The credential does not cover this request, or has expired')
+  public async presignObject(
+    @Path() bucket: string,
+    @Body() body: PresignRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<PresignResponse> {
+    return this.services.presign.presign(callerOf(request), bucket, body);
+  }
+}

@@ -1,0 +1,164 @@
+import type { Request as ExpressRequest } from 'express';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Patch,
+  Path,
+  Post,
+  Query,
+  Request,
+  Response,
+  Route,
+  Security,
+  SuccessResponse,
+  Tags,
+} from 'tsoa';
+import { callerOf } from '../auth/caller.js';
+import type { OneTimeToken, PageSize } from '../models/common.js';
+import type {
+  AuditPage,
+  ChangeRoleRequest,
+  InvitationResponse,
+  InviteMemberRequest,
+  MemberPage,
+  MemberView,
+  OrganisationView,
+  UpdateOrganisationRequest,
+  UsageReport,
+} from '../models/organisation.js';
+import type { ProblemDocument } from '../problems.js';
+import type { ControlServices } from '../services/index.js';
+
+@Route('v1/organisation')
+@Tags('Organisation')
+@Security('bearer')
+@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
+@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
+@Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+export class OrganisationController extends Controller {
+  constructor(private readonly services: ControlServices) {
+    super();
+  }
+
+  /**
+   * The caller's organisation: name, status, suspension reason and settings.
+   * @summary Get the organisation
+   */
+  @Get()
+  public async getOrganisation(@Request() request: ExpressRequest): Promise<OrganisationView> {
+    return this.services.organisation.get(callerOf(request));
+  }
+
+  /**
+   * Renames the organisation or changes its settings (owners and admins).
+   * @summary Change the organisation
+   */
+  @Patch()
+  @Response<ProblemDocument>(409, 'The name is taken (organisation_name_taken)')
+  public async updateOrganisation(
+    @Body() body: UpdateOrganisationRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<OrganisationView> {
+    return this.services.organisation.update(callerOf(request), body);
+  }
+
+  /**
+   * The organisation's members with their roles.
+   * @summary List members
+   */
+  @Get('members')
+  public async listMembers(
+    @Request() request: ExpressRequest,
+    @Query() limit?: PageSize,
+    @Query() cursor?: string,
+  ): Promise<MemberPage> {
+    return this.services.organisation.members(callerOf(request), { limit, cursor });
+  }
+
+  /**
+   * Invites a person by e-mail with a role (owners and admins; only owners invite owners). The
+   * invitation token is returned this once, with its expiry.
+   * @summary Invite a member
+   */
+  @Post('members')
+  @SuccessResponse(201, 'Invitation issued')
+  @Response<ProblemDocument>(409, 'The person already belongs to an organisation (already_member)')
+  public async inviteMember(
+    @Body() body: InviteMemberRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<InvitationResponse> {
+    return this.services.organisation.invite(callerOf(request), body);
+  }
+
+  /**
+   * Changes a member's role (owners and admins; only owners make or unmake owners). The last owner
+   * cannot be demoted.
+   * @summary Change a member's role
+   */
+  @Patch('members/{userId}')
+  @Response<ProblemDocument>(404, 'No such member (member_not_found)')
+  @Response<ProblemDocument>(409, 'The last owner cannot be demoted (last_owner)')
+  public async changeMemberRole(
+    @Path() userId: string,
+    @Body() body: ChangeRoleRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<MemberView> {
+    return this.services.organisation.changeRole(callerOf(request), userId, body.role);
+  }
+
+  /**
+   * Removes a member and ends their sessions. The last owner cannot be removed.
+   * @summary Remove a member
+   */
+  @Delete('members/{userId}')
+  @SuccessResponse(204, 'Member removed')
+  @Response<ProblemDocument>(404, 'No such member (member_not_found)')
+  @Response<ProblemDocument>(409, 'The last owner cannot be removed (last_owner)')
+  public async removeMember(@Path() userId: string, @Request() request: ExpressRequest): Promise<void> {
+    await this.services.organisation.remove(callerOf(request), userId);
+  }
+
+  /**
+   * Issues a one-time password-reset token for a member (owners and admins), returned this once. The
+   * member sets a new password with it at POST /v1/auth/password-reset.
+   * @summary Issue a password-reset token
+   */
+  @Post('members/{userId}/password-reset')
+  @SuccessResponse(201, 'Token issued')
+  @Response<ProblemDocument>(404, 'No such member (member_not_found)')
+  public async issueMemberPasswordReset(
+    @Path() userId: string,
+    @Request() request: ExpressRequest,
+  ): Promise<OneTimeToken> {
+    return this.services.organisation.issuePasswordReset(callerOf(request), userId);
+  }
+
+  /**
+   * Metered storage usage per bucket and per credential over [from, to) (owners and admins). The
+   * window defaults to the last 30 days and spans at most 366 days.
+   * @summary Get usage
+   */
+  @Get('usage')
+  public async getUsage(
+    @Request() request: ExpressRequest,
+    @Query() from?: Date,
+    @Query() to?: Date,
+  ): Promise<UsageReport> {
+    return this.services.organisation.usage(callerOf(request), { from, to });
+  }
+
+  /**
+   * Who did what in the control plane, newest first (owners and admins).
+   * @summary Get the audit log
+   */
+  @Get('audit-log')
+  public async getAuditLog(
+    @Request() request: ExpressRequest,
+    @Query() limit?: PageSize,
+    @Query() cursor?: string,
+  ): Promise<AuditPage> {
+    return this.services.organisation.auditLog(callerOf(request), { limit, cursor });
+  }
+}

@@ -1,0 +1,95 @@
+import type { Request as ExpressRequest } from 'express';
+import {
+  Body,
+  Controller,
+  Get,
+  Path,
+  Post,
+  Query,
+  Request,
+  Response,
+  Route,
+  Security,
+  SuccessResponse,
+  Tags,
+} from 'tsoa';
+import { callerOf } from '../auth/caller.js';
+import type { PageSize } from '../models/common.js';
+import type {
+  CreateOrganisationRequest,
+  CreateOrganisationResponse,
+  OrganisationPage,
+  OrganisationView,
+  SuspendRequest,
+} from '../models/organisation.js';
+import type { ProblemDocument } from '../problems.js';
+import type { ControlServices } from '../services/index.js';
+
+/** Platform administration of every organisation. */
+@Route('v1/organisations')
+@Tags('Organisation')
+@Security('bearer')
+@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
+@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
+@Response<ProblemDocument>(403, 'Only platform admins may do this (platform_admin_required)')
+export class OrganisationsController extends Controller {
+  constructor(private readonly services: ControlServices) {
+    super();
+  }
+
+  /**
+   * Every organisation with its status (platform admins).
+   * @summary List organisations
+   */
+  @Get()
+  public async listOrganisations(
+    @Request() request: ExpressRequest,
+    @Query() limit?: PageSize,
+    @Query() cursor?: string,
+  ): Promise<OrganisationPage> {
+    return this.services.platform.list(callerOf(request), { limit, cursor });
+  }
+
+  /**
+   * Creates an organisation and invites its first owner (platform admins); the invitation token is
+   * returned this once.
+   * @summary Create an organisation
+   */
+  @Post()
+  @SuccessResponse(201, 'Organisation created')
+  @Response<ProblemDocument>(409, 'The name is taken, or the owner already belongs to an organisation')
+  public async createOrganisation(
+    @Body() body: CreateOrganisationRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<CreateOrganisationResponse> {
+    return this.services.platform.create(callerOf(request), body);
+  }
+
+  /**
+   * Suspends an organisation with a reason (platform admins): storage refuses all of its requests with
+   * AccountProblem; no data is deleted.
+   * @summary Suspend an organisation
+   */
+  @Post('{orgId}/suspend')
+  @Response<ProblemDocument>(404, 'No such organisation (organisation_not_found)')
+  public async suspendOrganisation(
+    @Path() orgId: string,
+    @Body() body: SuspendRequest,
+    @Request() request: ExpressRequest,
+  ): Promise<OrganisationView> {
+    return this.services.platform.suspend(callerOf(request), orgId, body.reason);
+  }
+
+  /**
+   * Makes a suspended organisation active again (platform admins).
+   * @summary Reinstate an organisation
+   */
+  @Post('{orgId}/reinstate')
+  @Response<ProblemDocument>(404, 'No such organisation (organisation_not_found)')
+  public async reinstateOrganisation(
+    @Path() orgId: string,
+    @Request() request: ExpressRequest,
+  ): Promise<OrganisationView> {
+    return this.services.platform.reinstate(callerOf(request), orgId);
+  }
+}

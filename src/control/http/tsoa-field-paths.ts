@@ -1,0 +1,27 @@
+import { ValidationService } from '@tsoa/runtime';
+
+/**
+ * tsoa 6.6 names the elements of an array nested in another value after the array alone: an element
+ * error of body.rules[1].allowedOrigins[0] comes out as "allowedOrigins.$0", because validateArray
+ * hands its elements `name + '.'` as their parent and drops its own parent. Folding the parent into
+ * the name before delegating gives the elements their full path; the array's own errors are keyed
+ * `parent + name` either way. Applied once, when the control app is first built.
+ */
+let applied = false;
+
+export function fixNestedArrayFieldPaths(): void {
+  if (applied) return;
+  applied = true;
+  const validateArray = ValidationService.prototype.validateArray;
+  ValidationService.prototype.validateArray = function (
+    name,
+    value,
+    fieldErrors,
+    isBodyParam,
+    schema,
+    validators,
+    parent = '',
+  ) {
+    return validateArray.call(this, parent + name, value, fieldErrors, isBodyParam, schema, validators, '');
+  };
+}

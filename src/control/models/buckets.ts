@@ -1,0 +1,161 @@
+export interface CorsSummary {
+  ruleCount: number;
+  allowedOrigins: string[];
+}
+
+export interface BucketView {
+  name: string;
+  public: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  cors: CorsSummary;
+}
+
+export interface BucketListItem {
+  name: string;
+  public: boolean;
+  createdAt: Date;
+}
+
+export interface BucketPage {
+  items: BucketListItem[];
+  nextCursor: string | null;
+}
+
+export interface CreateBucketRequest {
+  /**
+   * A DNS-compatible S3 bucket name: 3-63 lower-case letters, digits, dots and hyphens; global.
+   * @example "team-photos"
+   */
+  name: string;
+  /**
+   * Public buckets allow unsigned reads. Default false.
+   * @example false
+   */
+  public?: boolean;
+}
+
+export interface UpdateBucketRequest {
+  public: boolean;
+}
+
+export interface CorsRuleBody {
+  /**
+   * Origins such as "https://app.example.com"; one "*" wildcard allowed per origin.
+   * @example ["https://app.example.com"]
+   * @minItems 1
+   * @maxItems 100
+   */
+  allowedOrigins: string[];
+  /**
+   * Of GET, PUT, POST, DELETE, HEAD.
+   * @example ["GET", "PUT"]
+   * @minItems 1
+   * @maxItems 5
+   */
+  allowedMethods: string[];
+  /**
+   * Request headers the browser may send ("*" for any).
+   * @example ["*"]
+   * @maxItems 100
+   */
+  allowedHeaders?: string[];
+  /**
+   * Response headers scripts may read.
+   * @example ["ETag"]
+   * @maxItems 100
+   */
+  exposeHeaders?: string[];
+  /**
+   * How long browsers may cache the preflight answer.
+   * @example 3600
+   * @isInt
+   * @minimum 0
+   * @maximum 86400
+   */
+  maxAgeSeconds?: number;
+}
+
+export interface CorsRules {
+  /** @maxItems 100 */
+  rules: CorsRuleBody[];
+}
+
+export interface CorsRulesUpdate {
+  /**
+   * Replaces every rule; DELETE removes them all.
+   * @minItems 1
+   * @maxItems 100
+   */
+  rules: CorsRuleBody[];
+}
+
+export interface ObjectView {
+  key: string;
+  size: number;
+  etag: string;
+  lastModified: Date | null;
+}
+
+export interface ObjectListingView {
+  objects: ObjectView[];
+  /** With a delimiter: the "folders" at this level. */
+  commonPrefixes: string[];
+  nextCursor: string | null;
+}
+
+export interface DeleteObjectsRequest {
+  /**
+   * @example ["photos/old.jpg"]
+   * @minItems 1
+   * @maxItems 1000
+   */
+  keys: string[];
+}
+
+export interface DeleteObjectResult {
+  key: string;
+  deleted: boolean;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+export interface DeleteObjectsResponse {
+  results: DeleteObjectResult[];
+}
+
+export interface PresignRequest {
+  /**
+   * @example "photos/cat.jpg"
+   * @minLength 1
+   * @maxLength 1024
+   */
+  key: string;
+  method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
+  /**
+   * Lifetime in seconds; default 3600, at most 604800 (7 days).
+   * @example 3600
+   * @isInt
+   * @minimum 1
+   * @maximum 604800
+   */
+  expiresIn?: number;
+  /**
+   * The credential to sign with: it must be of your organisation and cover the bucket and method.
+   * @example "GWK1EXAMPLEEXAMPLE23"
+   */
+  accessKeyId: string;
+  /**
+   * Signed as the Content-Type header the request must carry (useful for PUT).
+   * @maxLength 256
+   */
+  contentType?: string;
+}
+
+export interface PresignResponse {
+  url: string;
+  method: string;
+  /** Headers the request must send exactly as given (they are signed). */
+  headers: { [name: string]: string };
+  expiresAt: Date;
+}

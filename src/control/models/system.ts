@@ -1,0 +1,23 @@
+export interface HealthCheck {
+  status: 'ok' | 'failing';
+  /** Why it fails; absent when ok. */
+  error?: string;
+}
+
+export interface HealthReport {
+  status: 'ready' | 'unavailable';
+  checks: { database: HealthCheck; backend: HealthCheck };
+}
+
+export interface VersionInfo {
+  product: string;
+  version: string;
+  commit: string;
+  apiVersion: string;
+}
+
+/** An OpenAPI 3 document. */
+export interface OpenApiDocument {
+  openapi: string;
+  [key: string]: unknown;
+}

@@ -1,0 +1,195 @@
+import { BackendError } from '../../backend/object-store.js';
+import { BucketNameTakenError } from '../../store/buckets.js';
+import type { BucketRecord } from '../../store/records.js';
+import { requireManager, requireMember, type Caller, type Member } from '../auth/caller.js';
+import type { ControlDependencies } from '../dependencies.js';
+import type {
+  BucketPage,
+  BucketView,
+  CorsRules,
+  CorsRulesUpdate,
+  CreateBucketRequest,
+  DeleteObjectsResponse,
+  ObjectListingView,
+} from '../models/buckets.js';
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, toPage } from '../pagination.js';
+import { invalidField, ProblemError, validationProblem } from '../problems.js';
+import { bucketNameProblem, objectKeyProblem, validateCorsRules } from './bucket-rules.js';
+import { bucketListItem, bucketView } from './views.js';
+
+/** Buckets of the caller's organisation, their CORS rules and objects. */
+export class BucketService {
+  readonly #deps: ControlDependencies;
+
+  constructor(deps: ControlDependencies) {
+    this.#deps = deps;
+  }
+
+  async list(caller: Caller, options: { limit?: number; cursor?: string }): Promise<BucketPage> {
+    const member = requireMember(caller);
+    const page = await this.#deps.context.store.buckets.listForOrganisation(member.organisationId, {
+      limit: options.limit ?? DEFAULT_PAGE_SIZE,
+      cursor: decodeCursor(options.cursor, (position) => bucketNameProblem(position) === null),
+    });
+    return toPage(page, bucketListItem);
+  }
+
+  /** Names are global: one taken by anyone (in records or on the backend) is a conflict. */
+  async create(caller: Caller, request: CreateBucketRequest): Promise<BucketView> {
+    const member = requireManager(caller);
+    const problem = bucketNameProblem(request.name);
+    if (problem !== null) throw invalidField('name', problem);
+    const { store, backend } = this.#deps.context;
+    const organisation = await store.organisations.find(member.organisationId);
+    if (organisation?.status === 'suspended') {
+      throw new ProblemError(
+        'account_suspended',
+        'The account is suspended, so no buckets can be created' +
+          (organisation.suspensionReason ? `: ${organisation.suspensionReason}` : '.'),
+      );
+    }
+    if ((await store.buckets.find(request.name)) !== null) throw nameTaken(request.name);
+    await backend.createBucket(request.name).catch((error: unknown) => {
+      if (error instanceof BackendError && error.kind === 'bucket-exists') throw nameTaken(request.name);
+      throw error;
+    });
+    const bucket = await store.buckets
+      .create({
+        name: request.name,
+        organisationId: member.organisationId,
+        public: request.public ?? false,
+        createdBy: member.userId,
+      })
+      .catch((error: unknown) => {
+        if (error instanceof BucketNameTakenError) throw nameTaken(request.name);
+        throw error;
+      });
+    await this.#audit(member, 'bucket.create', bucket.name, { public: bucket.public });
+    return bucketView(bucket, null);
+  }
+
+  async get(caller: Caller, name: string): Promise<BucketView> {
+    const bucket = await this.bucketOf(requireMember(caller), name);
+    return bucketView(bucket, await this.#deps.context.store.buckets.findCors(bucket.name));
+  }
+
+  async setPublic(caller: Caller, name: string, isPublic: boolean): Promise<BucketView> {
+    const member = requireManager(caller);
+    await this.bucketOf(member, name);
+    const { buckets } = this.#deps.context.store;
+    const updated = await buckets.setPublic(name, isPublic);
+    if (updated === null) throw new ProblemError('bucket_not_found');
+    await this.#audit(member, 'bucket.update', name, { public: isPublic });
+    return bucketView(updated, await buckets.findCors(name));
+  }
+
+  /** Only an empty bucket goes; a bucket already gone from the backend is dropped from records too. */
+  async delete(caller: Caller, name: string): Promise<void> {
+    const member = requireManager(caller);
+    await this.bucketOf(member, name);
+    const { store, backend } = this.#deps.context;
+    await backend.deleteBucket(name).catch((error: unknown) => {
+      if (error instanceof BackendError && error.kind === 'bucket-not-empty') {
+        throw new ProblemError('bucket_not_empty', 'Delete its objects first.');
+      }
+      if (!(error instanceof BackendError && error.kind === 'no-such-bucket')) throw error;
+    });
+    await store.buckets.delete(name);
+    await this.#audit(member, 'bucket.delete', name, {});
+  }
+
+  async cors(caller: Caller, name: string): Promise<CorsRules> {
+    const bucket = await this.bucketOf(requireMember(caller), name);
+    const cors = await this.#deps.context.store.buckets.findCors(bucket.name);
+    return { rules: cors?.rules ?? [] };
+  }
+
+  async putCors(caller: Caller, name: string, request: CorsRulesUpdate): Promise<CorsRules> {
+    const member = requireManager(caller);
+    await this.bucketOf(member, name);
+    const { rules, errors } = validateCorsRules(request.rules);
+    if (errors.length > 0) {
+      throw validationProblem(errors);
+    }
+    const saved = await this.#deps.context.store.buckets.putCors(name, rules, member.userId);
+    await this.#audit(member, 'bucket.cors_put', name, { rules: rules.length });
+    return { rules: saved.rules };
+  }
+
+  async deleteCors(caller: Caller, name: string): Promise<void> {
+    const member = requireManager(caller);
+    await this.bucketOf(member, name);
+    await this.#deps.context.store.buckets.deleteCors(name);
+    await this.#audit(member, 'bucket.cors_delete', name, {});
+  }
+
+  async listObjects(
+    caller: Caller,
+    name: string,
+    options: { prefix?: string; delimiter?: string; cursor?: string; limit?: number },
+  ): Promise<ObjectListingView> {
+    await this.bucketOf(requireMember(caller), name);
+    const listing = await this.#deps.context.backend
+      .listObjects(name, {
+        prefix: options.prefix,
+        delimiter: options.delimiter,
+        cursor: decodeCursor(options.cursor) ?? undefined,
+        limit: options.limit ?? DEFAULT_PAGE_SIZE,
+      })
+      .catch(rethrowMissingBucket);
+    return {
+      objects: listing.objects,
+      commonPrefixes: listing.commonPrefixes,
+      nextCursor: encodeCursor(listing.nextCursor),
+    };
+  }
+
+  async deleteObjects(caller: Caller, name: string, keys: string[]): Promise<DeleteObjectsResponse> {
+    const member = requireManager(caller);
+    await this.bucketOf(member, name);
+    const errors = keys.flatMap((key, index) => {
+      const problem = objectKeyProblem(key);
+      return problem === null ? [] : [{ field: `keys[${index}]`, message: problem }];
+    });
+    if (errors.length > 0) {
+      throw validationProblem(errors);
+    }
+    const unique = [...new Set(keys)];
+    const results = await this.#deps.context.backend.deleteObjects(name, unique).catch(rethrowMissingBucket);
+    await this.#audit(member, 'objects.delete', name, {
+      requested: unique.length,
+      deleted: results.filter((result) => result.deleted).length,
+    });
+    return { results };
+  }
+
+  /** The bucket when it is the organisation's; another organisation's is as absent as a missing one. */
+  async bucketOf(member: Member, name: string): Promise<BucketRecord> {
+    const bucket =
+      bucketNameProblem(name) === null ? await this.#deps.context.store.buckets.find(name) : null;
+    if (bucket === null || bucket.organisationId !== member.organisationId) {
+      throw new ProblemError('bucket_not_found', `No bucket named "${name}" in your organisation.`);
+    }
+    return bucket;
+  }
+
+  async #audit(member: Member, action: string, bucket: string, details: Record<string, unknown>) {
+    await this.#deps.audit.record(member, {
+      organisationId: member.organisationId,
+      action,
+      target: bucket,
+      details,
+    });
+  }
+}
+
+function nameTaken(name: string): ProblemError {
+  return new ProblemError('bucket_name_taken', `The bucket name "${name}" is taken; names are global.`);
+}
+
+function rethrowMissingBucket(error: unknown): never {
+  if (error instanceof BackendError && error.kind === 'no-such-bucket') {
+    throw new ProblemError('bucket_not_found', 'The bucket no longer exists on the object store.');
+  }
+  throw error;
+}

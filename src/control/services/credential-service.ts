@@ -1,0 +1,176 @@
+import { normaliseScope, ScopeValidationError, type CredentialScope } from '../../access/scope.js';
+import { generateAccessKeyId, generateSecretAccessKey } from '../../security/ids.js';
+import type { CredentialRecord } from '../../store/records.js';
+import { isManager, requireMember, type Caller, type Member } from '../auth/caller.js';
+import type { ControlDependencies } from '../dependencies.js';
+import type {
+  CreateCredentialRequest,
+  CreatedCredential,
+  CredentialPage,
+  CredentialScopeBody,
+  CredentialView,
+  RotatedCredential,
+  UpdateCredentialRequest,
+} from '../models/credentials.js';
+import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '../pagination.js';
+import { invalidField, ProblemError } from '../problems.js';
+import { credentialView, scopeView } from './views.js';
+
+/**
+ * Storage credentials. Owners and admins manage all of the organisation's; a member manages the ones
+ * they created. The secret leaves the service only from create and rotate.
+ */
+export class CredentialService {
+  readonly #deps: ControlDependencies;
+
+  constructor(deps: ControlDependencies) {
+    this.#deps = deps;
+  }
+
+  async list(caller: Caller, options: { limit?: number; cursor?: string }): Promise<CredentialPage> {
+    const member = requireMember(caller);
+    const page = await this.#deps.context.store.credentials.listForOrganisation(member.organisationId, {
+      limit: options.limit ?? DEFAULT_PAGE_SIZE,
+      cursor: decodeCursor(options.cursor, (position) => /^[A-Z0-9]{1,64}$/.test(position)),
+      ...(isManager(member) ? {} : { createdBy: member.userId }),
+    });
+    const now = new Date();
+    return toPage(page, (credential) => credentialView(credential, now));
+  }
+
+  async create(caller: Caller, request: CreateCredentialRequest): Promise<CreatedCredential> {
+    const member = requireMember(caller);
+    const scope = await this.#validScope(member, request.scope, 'scope');
+    const expiresAt = validExpiry(request.expiresAt);
+    const secret = generateSecretAccessKey();
+    const credential = await this.#deps.context.store.credentials.create({
+      accessKeyId: generateAccessKeyId(),
+      organisationId: member.organisationId,
+      name: request.name,
+      secret,
+      scope,
+      expiresAt,
+      createdBy: member.userId,
+    });
+    await this.#audit(member, 'credential.create', credential.accessKeyId, {
+      name: credential.name,
+      scope: scopeView(scope),
+      expiresAt,
+    });
+    return {
+      accessKeyId: credential.accessKeyId,
+      secret,
+      name: credential.name,
+      scope: scopeView(credential.scope),
+      expiresAt: credential.expiresAt,
+      createdAt: credential.createdAt,
+    };
+  }
+
+  async get(caller: Caller, accessKeyId: string): Promise<CredentialView> {
+    const { credential } = await this.#manageable(caller, accessKeyId);
+    return credentialView(credential);
+  }
+
+  async update(
+    caller: Caller,
+    accessKeyId: string,
+    request: UpdateCredentialRequest,
+  ): Promise<CredentialView> {
+    const { member } = await this.#manageable(caller, accessKeyId);
+    const changes = {
+      name: request.name,
+      expiresAt: request.expiresAt === undefined ? undefined : validExpiry(request.expiresAt),
+    };
+    const updated = await this.#deps.context.store.credentials.update(accessKeyId, changes);
+    if (updated === null) throw new ProblemError('credential_not_found');
+    await this.#audit(member, 'credential.update', accessKeyId, changes);
+    return credentialView(updated);
+  }
+
+  async replaceScope(
+    caller: Caller,
+    accessKeyId: string,
+    request: CredentialScopeBody,
+  ): Promise<CredentialView> {
+    const { member } = await this.#manageable(caller, accessKeyId);
+    const scope = await this.#validScope(member, request, '');
+    const updated = await this.#deps.context.store.credentials.update(accessKeyId, { scope });
+    if (updated === null) throw new ProblemError('credential_not_found');
+    await this.#audit(member, 'credential.scope_replace', accessKeyId, { scope: scopeView(scope) });
+    return credentialView(updated);
+  }
+
+  /** A new secret; with a grace period the old one keeps verifying until it ends. */
+  async rotate(caller: Caller, accessKeyId: string, gracePeriodSeconds = 0): Promise<RotatedCredential> {
+    const { member } = await this.#manageable(caller, accessKeyId);
+    const secret = generateSecretAccessKey();
+    const previousValidUntil =
+      gracePeriodSeconds > 0 ? new Date(Date.now() + gracePeriodSeconds * 1000) : null;
+    const rotated = await this.#deps.context.store.credentials.rotate(
+      accessKeyId,
+      secret,
+      previousValidUntil,
+    );
+    if (rotated === null) throw new ProblemError('credential_not_found');
+    await this.#audit(member, 'credential.rotate', accessKeyId, { gracePeriodSeconds });
+    return { accessKeyId, secret, previousSecretValidUntil: rotated.previousSecretValidUntil };
+  }
+
+  /** Revocation deletes the record: storage then answers InvalidAccessKeyId. */
+  async revoke(caller: Caller, accessKeyId: string): Promise<void> {
+    const { member, credential } = await this.#manageable(caller, accessKeyId);
+    await this.#deps.context.store.credentials.delete(accessKeyId);
+    await this.#audit(member, 'credential.revoke', accessKeyId, { name: credential.name });
+  }
+
+  async #manageable(
+    caller: Caller,
+    accessKeyId: string,
+  ): Promise<{ member: Member; credential: CredentialRecord }> {
+    const member = requireMember(caller);
+    const credential = await this.#deps.context.store.credentials.find(accessKeyId);
+    if (credential === null || credential.organisationId !== member.organisationId) {
+      throw new ProblemError('credential_not_found');
+    }
+    if (!isManager(member) && credential.createdBy !== member.userId) {
+      throw new ProblemError('forbidden', 'Members manage only the credentials they created.');
+    }
+    return { member, credential };
+  }
+
+  /** Checks the shape (shared rules) and that every named bucket is one of the organisation's. */
+  async #validScope(member: Member, input: CredentialScopeBody, prefix: string): Promise<CredentialScope> {
+    const field = (name: string) => (prefix === '' ? name.replace(/^scope\.?/, '') || 'scope' : name);
+    let scope: CredentialScope;
+    try {
+      scope = normaliseScope(input);
+    } catch (error) {
+      if (error instanceof ScopeValidationError) throw invalidField(field(error.field), error.message);
+      throw error;
+    }
+    for (const name of scope.buckets) {
+      if (name === '*') continue;
+      const bucket = await this.#deps.context.store.buckets.find(name);
+      if (bucket === null || bucket.organisationId !== member.organisationId) {
+        throw invalidField(field('scope.buckets'), `no bucket named "${name}" in your organisation`);
+      }
+    }
+    return scope;
+  }
+
+  async #audit(member: Member, action: string, accessKeyId: string, details: Record<string, unknown>) {
+    await this.#deps.audit.record(member, {
+      organisationId: member.organisationId,
+      action,
+      target: accessKeyId,
+      details,
+    });
+  }
+}
+
+function validExpiry(expiresAt: Date | null | undefined): Date | null {
+  if (expiresAt === undefined || expiresAt === null) return null;
+  if (expiresAt.getTime() <= Date.now()) throw invalidField('expiresAt', 'must be in the future');
+  return expiresAt;
+}

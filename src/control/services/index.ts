@@ -1,0 +1,41 @@
+import { RefreshCookies } from '../auth/refresh-cookie.js';
+import type { ControlDependencies } from '../dependencies.js';
+import { AccountService } from './account-service.js';
+import { AuthService } from './auth-service.js';
+import { BucketService } from './bucket-service.js';
+import { CredentialService } from './credential-service.js';
+import { InvitationIssuer } from './invitation-issuer.js';
+import { OrganisationService } from './organisation-service.js';
+import { PlatformService } from './platform-service.js';
+import { PresignService } from './presign-service.js';
+import { SessionStarter } from './session-starter.js';
+import { SystemService } from './system-service.js';
+
+/** Every rule of the control plane, one service per area; controllers only translate HTTP. */
+export interface ControlServices {
+  auth: AuthService;
+  refreshCookies: RefreshCookies;
+  account: AccountService;
+  organisation: OrganisationService;
+  platform: PlatformService;
+  credentials: CredentialService;
+  buckets: BucketService;
+  presign: PresignService;
+  system: SystemService;
+}
+
+export function createServices(deps: ControlDependencies): ControlServices {
+  const invitations = new InvitationIssuer(deps);
+  const buckets = new BucketService(deps);
+  return {
+    auth: new AuthService(deps, new SessionStarter(deps)),
+    refreshCookies: new RefreshCookies(deps.context.config),
+    account: new AccountService(deps),
+    organisation: new OrganisationService(deps, invitations),
+    platform: new PlatformService(deps, invitations),
+    credentials: new CredentialService(deps),
+    buckets,
+    presign: new PresignService(deps, buckets),
+    system: new SystemService(deps),
+  };
+}

@@ -1,0 +1,57 @@
+import type { ControlDependencies } from '../dependencies.js';
+import type { HealthCheck, HealthReport, VersionInfo } from '../models/system.js';
+
+const CHECK_TIMEOUT_MS = 5_000;
+
+async function check(run: () => Promise<unknown>, onFailure: (error: unknown) => void): Promise<HealthCheck> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([run(), timeout]);
+    return { status: 'ok' };
+  } catch (error) {
+    onFailure(error);
+    // Unauthenticated callers see the kind of failure, not connection strings or host names.
+    const timedOut = error instanceof Error && error.message.startsWith('no answer within');
+    return { status: 'failing', error: timedOut ? 'timed out' : 'unreachable or failing' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Readiness and version, for load balancers and operators. */
+export class SystemService {
+  readonly #deps: ControlDependencies;
+
+  constructor(deps: ControlDependencies) {
+    this.#deps = deps;
+  }
+
+  async health(): Promise<HealthReport> {
+    const { store, backend, logger } = this.#deps.context;
+    const [database, backendCheck] = await Promise.all([
+      check(
+        () => store.db.sql`SELECT 1`,
+        (error) => logger.warn({ err: error }, 'health check: database failing'),
+      ),
+      check(
+        () => backend.checkHealth(),
+        (error) => logger.warn({ err: error }, 'health check: object store failing'),
+      ),
+    ]);
+    const ready = database.status === 'ok' && backendCheck.status === 'ok';
+    return { status: ready ? 'ready' : 'unavailable', checks: { database, backend: backendCheck } };
+  }
+
+  version(): VersionInfo {
+    const { version } = this.#deps.context;
+    return {
+      product: 's3-gateway',
+      version: version.product,
+      commit: version.commit,
+      apiVersion: version.api,
+    };
+  }
+}
