@@ -1,0 +1,228 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startTestGateway,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  type TestGateway,
+} from '../../support/gateway.js';
+import {
+  ControlClient,
+  expectInvalidFields,
+  expectProblem,
+  login,
+  refreshCookieOf,
+  setCookieHeader,
+} from './client.js';
+
+let gw: TestGateway;
+let anonymous: ControlClient;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE: '1000' });
+  anonymous = new ControlClient(gw.controlUrl);
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+describe('POST /v1/auth/login', () => {
+  it('returns a bearer token with the user and sets the rotating refresh cookie', async () => {
+    const response = await anonymous.post('/v1/auth/login', {
+      email: TEST_ADMIN_EMAIL,
+      password: TEST_ADMIN_PASSWORD,
+    });
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(['access_token', 'expires_in', 'token_type', 'user']);
+    expect(response.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 900,
+      user: { email: TEST_ADMIN_EMAIL, name: 'Platform admin', role: 'owner', platformAdmin: true },
+    });
+    expect(response.body.access_token.split('.')).toHaveLength(3);
+    const cookie = setCookieHeader(response);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    expect(cookie).toContain('Path=/v1/auth');
+    // GATEWAY_COOKIE_SECURE is 'auto' and this request came over plain HTTP.
+    expect(cookie).not.toContain('Secure');
+    expect(refreshCookieOf(response)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('treats the e-mail address case-insensitively', async () => {
+    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL.toUpperCase(), TEST_ADMIN_PASSWORD);
+    expect((await client.get('/v1/me')).body.email).toBe(TEST_ADMIN_EMAIL);
+  });
+
+  it('refuses a wrong password and an unknown e-mail alike', async () => {
+    const wrong = await anonymous.post('/v1/auth/login', {
+      email: TEST_ADMIN_EMAIL,
+      password: 'not it at all',
+    });
+    const unknown = await anonymous.post('/v1/auth/login', { email: 'nobody@example.test', password: 'x' });
+    expect(expectProblem(wrong, 401, 'invalid_credentials').title).toBe(
+      expectProblem(unknown, 401, 'invalid_credentials').title,
+    );
+    expect(wrong.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('names each bad field', async () => {
+    expectInvalidFields(
+      await anonymous.post('/v1/auth/login', { email: 'not-an-address' }),
+      'email',
+      'password',
+    );
+    expectInvalidFields(await anonymous.post('/v1/auth/login', {}), 'email', 'password');
+    expectInvalidFields(
+      await anonymous.post('/v1/auth/login', { email: TEST_ADMIN_EMAIL, password: 'x', remember: true }),
+      'remember',
+    );
+    expectInvalidFields(
+      await anonymous.post('/v1/auth/login', { email: TEST_ADMIN_EMAIL, password: 42 }),
+      'password',
+    );
+  });
+});
+
+describe('POST /v1/auth/refresh', () => {
+  it('rotates: a new access token and a new refresh cookie, both working', async () => {
+    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const refreshed = await client.withCookie('/v1/auth/refresh');
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expect(refreshed.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 900,
+      user: { email: TEST_ADMIN_EMAIL },
+    });
+    const next = refreshCookieOf(refreshed);
+    expect(next).not.toBeNull();
+    expect(next).not.toBe(client.refreshCookie);
+    expect(setCookieHeader(refreshed)).toContain('HttpOnly');
+    expect((await client.get('/v1/me', { token: refreshed.body.access_token })).status).toBe(200);
+    expect((await client.withCookie('/v1/auth/refresh', next)).status).toBe(200);
+  });
+
+  it('detects reuse: a refresh token presented twice ends the whole session', async () => {
+    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const stolen = client.refreshCookie;
+    const first = await client.withCookie('/v1/auth/refresh', stolen);
+    expect(first.status).toBe(200);
+    const rotated = refreshCookieOf(first);
+
+    const replay = await client.withCookie('/v1/auth/refresh', stolen);
+    expectProblem(replay, 401, 'refresh_token_reused');
+    expect(setCookieHeader(replay)).toMatch(/gw_refresh=;/);
+
+    // The legitimate holder's newer token and every access token of the session stop working too.
+    expectProblem(await client.withCookie('/v1/auth/refresh', rotated), 401, 'session_ended');
+    expectProblem(await client.get('/v1/me', { token: first.body.access_token }), 401, 'session_ended');
+    expectProblem(await client.get('/v1/me'), 401, 'session_ended');
+  });
+
+  it('needs the cookie, and a real one', async () => {
+    expectProblem(await anonymous.withCookie('/v1/auth/refresh', null), 401, 'refresh_token_missing');
+    expectProblem(
+      await anonymous.withCookie('/v1/auth/refresh', 'forged-token'),
+      401,
+      'refresh_token_invalid',
+    );
+  });
+});
+
+describe('POST /v1/auth/logout', () => {
+  it('ends the session and clears the cookie', async () => {
+    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const response = await client.withCookie('/v1/auth/logout');
+    expect(response.status).toBe(204);
+    const cleared = setCookieHeader(response);
+    expect(cleared).toMatch(/^gw_refresh=;/);
+    expect(cleared).toContain('Expires=Thu, 01 Jan 1970');
+    expectProblem(await client.withCookie('/v1/auth/refresh'), 401, 'session_ended');
+    expectProblem(await client.get('/v1/me'), 401, 'session_ended');
+  });
+
+  it('succeeds without a cookie (nothing to end)', async () => {
+    expect((await anonymous.withCookie('/v1/auth/logout', null)).status).toBe(204);
+  });
+});
+
+describe('bearer authentication', () => {
+  it('tells a missing token, a storage credential, a bad and an expired token apart', async () => {
+    expectProblem(await anonymous.get('/v1/me'), 401, 'unauthenticated');
+
+    const sigv4 =
+      'AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, ' +
+      'SignedHeaders=host;x-amz-date, Signature=' +
+      '0'.repeat(64);
+    const storage = expectProblem(
+      await anonymous.get('/v1/me', { headers: { authorization: sigv4 } }),
+      401,
+      'storage_credentials_not_accepted',
+    );
+    expect(storage.detail).toMatch(/storage credentials/i);
+    expectProblem(
+      await anonymous.get('/v1/me', { headers: { authorization: 'Basic YWRtaW46cGFzc3dvcmQ=' } }),
+      401,
+      'storage_credentials_not_accepted',
+    );
+    expectProblem(
+      await anonymous.get('/v1/buckets?X-Amz-Credential=GWK1AAAAAAAAAAAAAAAA%2F20260101&X-Amz-Signature=00'),
+      401,
+      'storage_credentials_not_accepted',
+    );
+
+    expectProblem(await anonymous.get('/v1/me', { token: 'not.a.jwt' }), 401, 'token_invalid');
+
+    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const me = await client.get('/v1/me');
+    const claims = JSON.parse(
+      Buffer.from((client.token as string).split('.')[1] as string, 'base64url').toString(),
+    );
+    const sign = (secret: string, expiresAt: number) =>
+      new SignJWT({ sid: claims.sid })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(me.body.id)
+        .setIssuer('s3-gateway')
+        .setAudience('control-plane')
+        .setIssuedAt(expiresAt - 900)
+        .setExpirationTime(expiresAt)
+        .sign(new TextEncoder().encode(secret));
+    const now = Math.floor(Date.now() / 1000);
+    expectProblem(
+      await anonymous.get('/v1/me', { token: await sign(gw.gateway.context.jwtSecret, now - 60) }),
+      401,
+      'token_expired',
+    );
+    // The same claims under the right key are fine, under another key they are not.
+    expect(
+      (await anonymous.get('/v1/me', { token: await sign(gw.gateway.context.jwtSecret, now + 60) })).status,
+    ).toBe(200);
+    expectProblem(
+      await anonymous.get('/v1/me', { token: await sign('x'.repeat(48), now + 60) }),
+      401,
+      'token_invalid',
+    );
+  });
+});
+
+describe('what the gateway records about logins', () => {
+  it('counts logins and refreshes by outcome in the metrics', async () => {
+    const metrics = await (await fetch(`${gw.metricsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_logins_total\{outcome="succeeded"\} [1-9]/);
+    expect(metrics).toMatch(/gateway_logins_total\{outcome="failed"\} [1-9]/);
+    expect(metrics).toMatch(/gateway_token_refreshes_total\{outcome="reuse_detected"\} 1/);
+    expect(metrics).toMatch(
+      /gateway_control_requests_total\{operation="POST \/v1\/auth\/login",status="200"\}/,
+    );
+  });
+
+  it('never writes a password, token or cookie to the log', async () => {
+    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    await client.get('/v1/me');
+    const log = gw.logs.join('\n');
+    expect(log).toContain('control request');
+    expect(log).not.toContain(TEST_ADMIN_PASSWORD);
+    expect(log).not.toContain(client.token as string);
+    expect(log).not.toContain(client.refreshCookie as string);
+  });
+});
