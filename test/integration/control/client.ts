@@ -4,7 +4,6 @@ import type { TestGateway } from '../../support/gateway.js';
 export interface ApiResponse {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   text: string;
 }

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startTestGateway,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  type TestGateway,
+} from '../../support/gateway.js';
+import { addMember, ControlClient, expectInvalidFields, expectProblem, login } from './client.js';
+
+let gw: TestGateway;
+let admin: ControlClient;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE: '1000' });
+  admin = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+describe('GET and PATCH /v1/me', () => {
+  it('answers who the token belongs to, with role and platform-admin flag', async () => {
+    const me = await admin.get('/v1/me');
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      email: TEST_ADMIN_EMAIL,
+      name: 'Platform admin',
+      role: 'owner',
+      platformAdmin: true,
+      organisationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    const member = await addMember(gw, admin, 'member');
+    expect((await member.client.get('/v1/me')).body).toMatchObject({
+      id: member.userId,
+      email: member.email,
+      role: 'member',
+      platformAdmin: false,
+    });
+  });
+
+  it('changes the display name, validating it', async () => {
+    const { client } = await addMember(gw, admin, 'member');
+    const renamed = await client.patch('/v1/me', { name: 'Ada Lovelace' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe('Ada Lovelace');
+    expect((await client.get('/v1/me')).body.name).toBe('Ada Lovelace');
+    expectInvalidFields(await client.patch('/v1/me', { name: '' }), 'name');
+    expectInvalidFields(await client.patch('/v1/me', { name: 'x', email: 'new@example.test' }), 'email');
+    expectProblem(await client.patch('/v1/me', { name: 'x' }, { token: null }), 401, 'unauthenticated');
+  });
+});
+
+describe('GET /v1/me/organisation', () => {
+  it('names the organisation with its status and the caller role', async () => {
+    const response = await admin.get('/v1/me/organisation');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      id: expect.any(String),
+      name: 'default',
+      status: 'active',
+      suspensionReason: null,
+      role: 'owner',
+    });
+  });
+
+  it('is a problem for a person without an organisation', async () => {
+    const removed = await addMember(gw, admin, 'member');
+    expect((await admin.delete(`/v1/organisation/members/${removed.userId}`)).status).toBe(204);
+    const again = await login(gw.controlUrl, removed.email, removed.password);
+    expect((await again.get('/v1/me')).body).toMatchObject({ role: null, organisationId: null });
+    expectProblem(await again.get('/v1/me/organisation'), 403, 'no_organisation');
+  });
+});
+
+describe('PUT /v1/me/password', () => {
+  it('needs the current password, then ends every other session', async () => {
+    const person = await addMember(gw, admin, 'member');
+    const other = await login(gw.controlUrl, person.email, person.password);
+
+    const wrong = await person.client.put('/v1/me/password', {
+      currentPassword: 'not my password',
+      newPassword: 'a brand new password',
+    });
+    expect(expectProblem(wrong, 400, 'current_password_incorrect').errors).toEqual([
+      { field: 'currentPassword', message: expect.any(String) },
+    ]);
+    expectInvalidFields(
+      await person.client.put('/v1/me/password', { currentPassword: person.password, newPassword: 'short' }),
+      'newPassword',
+    );
+
+    const changed = await person.client.put('/v1/me/password', {
+      currentPassword: person.password,
+      newPassword: 'a brand new password',
+    });
+    expect(changed.status).toBe(204);
+    expect((await person.client.get('/v1/me')).status).toBe(200);
+    expectProblem(await other.get('/v1/me'), 401, 'session_ended');
+    expectProblem(
+      await new ControlClient(gw.controlUrl).post('/v1/auth/login', {
+        email: person.email,
+        password: person.password,
+      }),
+      401,
+      'invalid_credentials',
+    );
+    await login(gw.controlUrl, person.email, 'a brand new password');
+  });
+});
+
+describe('sessions', () => {
+  it('lists the active sessions newest first, marks the current one, and pages', async () => {
+    const person = await addMember(gw, admin, 'member');
+    const second = await login(gw.controlUrl, person.email, person.password);
+    const third = await login(gw.controlUrl, person.email, person.password);
+
+    const all = await third.get('/v1/me/sessions');
+    expect(all.status).toBe(200);
+    expect(all.body.items).toHaveLength(3);
+    expect(all.body.nextCursor).toBeNull();
+    expect(all.body.items.map((session: { current: boolean }) => session.current)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(all.body.items[0]).toMatchObject({
+      sourceAddress: '127.0.0.1',
+      userAgent: expect.any(String),
+      createdAt: expect.any(String),
+      lastUsedAt: expect.any(String),
+      expiresAt: expect.any(String),
+    });
+
+    const first = await second.get('/v1/me/sessions?limit=2');
+    expect(first.body.items).toHaveLength(2);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const rest = await second.get(`/v1/me/sessions?limit=2&cursor=${first.body.nextCursor}`);
+    expect(rest.body.items).toHaveLength(1);
+    expect(rest.body.nextCursor).toBeNull();
+    const ids = [...first.body.items, ...rest.body.items].map((session: { id: string }) => session.id);
+    expect(ids).toEqual(all.body.items.map((session: { id: string }) => session.id));
+
+    expectInvalidFields(await second.get('/v1/me/sessions?cursor=bm90LWEtY3Vyc29y'), 'cursor');
+    expectInvalidFields(await second.get('/v1/me/sessions?limit=0'), 'limit');
+    expectInvalidFields(await second.get('/v1/me/sessions?limit=abc'), 'limit');
+  });
+
+  it('ends one session, which stops its access token at once', async () => {
+    const person = await addMember(gw, admin, 'member');
+    const other = await login(gw.controlUrl, person.email, person.password);
+    const sessions = await person.client.get('/v1/me/sessions');
+    const otherSession = sessions.body.items.find((session: { current: boolean }) => !session.current);
+
+    expect((await person.client.delete(`/v1/me/sessions/${otherSession.id}`)).status).toBe(204);
+    expectProblem(await other.get('/v1/me'), 401, 'session_ended');
+    expectProblem(await other.withCookie('/v1/auth/refresh'), 401, 'session_ended');
+    expect((await person.client.get('/v1/me')).status).toBe(200);
+
+    expectProblem(await person.client.delete(`/v1/me/sessions/${otherSession.id}`), 404, 'session_not_found');
+    expectProblem(await person.client.delete('/v1/me/sessions/not-a-session'), 404, 'session_not_found');
+    // Another person's session is not the caller's to end.
+    const adminSessions = await admin.get('/v1/me/sessions');
+    expectProblem(
+      await person.client.delete(`/v1/me/sessions/${adminSessions.body.items[0].id}`),
+      404,
+      'session_not_found',
+    );
+  });
+
+  it('logs out everywhere', async () => {
+    const person = await addMember(gw, admin, 'member');
+    const other = await login(gw.controlUrl, person.email, person.password);
+    expect((await person.client.delete('/v1/me/sessions')).status).toBe(204);
+    expectProblem(await person.client.get('/v1/me'), 401, 'session_ended');
+    expectProblem(await other.get('/v1/me'), 401, 'session_ended');
+  });
+});

@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startTestGateway,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  type TestGateway,
+} from '../../support/gateway.js';
+import {
+  addMember,
+  addOrganisation,
+  ControlClient,
+  expectInvalidFields,
+  expectProblem,
+  login,
+} from './client.js';
+
+let gw: TestGateway;
+let platformAdmin: ControlClient;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE: '1000' });
+  platformAdmin = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+describe('platform administration of organisations', () => {
+  it('creates an organisation and invites its first owner, whose invitation makes them owner', async () => {
+    const created = await platformAdmin.post('/v1/organisations', {
+      name: 'Acme',
+      ownerEmail: 'boss@acme.test',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      organisation: { id: expect.any(String), name: 'Acme', status: 'active' },
+      invitation: { token: expect.any(String), expiresAt: expect.any(String) },
+    });
+    const accepted = await new ControlClient(gw.controlUrl).post('/v1/auth/invitations/accept', {
+      token: created.body.invitation.token,
+      password: 'acme boss password',
+      name: 'Boss',
+    });
+    expect(accepted.body.user).toMatchObject({
+      email: 'boss@acme.test',
+      role: 'owner',
+      platformAdmin: false,
+    });
+    const boss = new ControlClient(gw.controlUrl, accepted.body.access_token);
+    expect((await boss.get('/v1/organisation')).body).toMatchObject({
+      id: created.body.organisation.id,
+      name: 'Acme',
+    });
+  });
+
+  it('lists every organisation with its status, paginated', async () => {
+    await addOrganisation(gw, platformAdmin, 'listed');
+    const all = await platformAdmin.get('/v1/organisations?limit=1000');
+    expect(all.status).toBe(200);
+    const names = all.body.items.map((organisation: { name: string }) => organisation.name);
+    expect(names).toEqual(expect.arrayContaining(['default', 'listed']));
+    expect(all.body.items[0]).toMatchObject({
+      id: expect.any(String),
+      status: expect.stringMatching(/active|suspended/),
+    });
+    const first = await platformAdmin.get('/v1/organisations?limit=1');
+    const second = await platformAdmin.get(`/v1/organisations?limit=1&cursor=${first.body.nextCursor}`);
+    expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
+  });
+
+  it('refuses a taken name, an owner who already has an organisation, and bad input', async () => {
+    await addOrganisation(gw, platformAdmin, 'unique-name');
+    expectProblem(
+      await platformAdmin.post('/v1/organisations', { name: 'UNIQUE-NAME', ownerEmail: 'x@example.test' }),
+      409,
+      'organisation_name_taken',
+    );
+    expectProblem(
+      await platformAdmin.post('/v1/organisations', { name: 'fresh', ownerEmail: TEST_ADMIN_EMAIL }),
+      409,
+      'already_member',
+    );
+    // The refused creation left nothing behind.
+    const names = (await platformAdmin.get('/v1/organisations?limit=1000')).body.items.map(
+      (organisation: { name: string }) => organisation.name,
+    );
+    expect(names).not.toContain('fresh');
+    expectInvalidFields(await platformAdmin.post('/v1/organisations', { name: '' }), 'name', 'ownerEmail');
+  });
+
+  it('is for platform admins only', async () => {
+    const other = await addOrganisation(gw, platformAdmin, 'not-admins');
+    const organisationId = other.organisationId;
+    expectProblem(await other.owner.get('/v1/organisations'), 403, 'platform_admin_required');
+    expectProblem(
+      await other.owner.post('/v1/organisations', { name: 'mine', ownerEmail: 'm@example.test' }),
+      403,
+      'platform_admin_required',
+    );
+    expectProblem(
+      await other.owner.post(`/v1/organisations/${organisationId}/suspend`, { reason: 'x' }),
+      403,
+      'platform_admin_required',
+    );
+    expectProblem(
+      await other.owner.post(`/v1/organisations/${organisationId}/reinstate`),
+      403,
+      'platform_admin_required',
+    );
+    expectProblem(await new ControlClient(gw.controlUrl).get('/v1/organisations'), 401, 'unauthenticated');
+  });
+});
+
+describe('suspension', () => {
+  it('suspends with a reason: login, settings and credentials still work, bucket creation does not', async () => {
+    const tenant = await addOrganisation(gw, platformAdmin, 'suspendable');
+    const admin = await addMember(gw, tenant.owner, 'admin');
+
+    const suspended = await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, {
+      reason: 'unpaid invoice',
+    });
+    expect(suspended.status).toBe(200);
+    expect(suspended.body).toMatchObject({
+      id: tenant.organisationId,
+      status: 'suspended',
+      suspensionReason: 'unpaid invoice',
+      suspendedAt: expect.any(String),
+    });
+
+    const again = await login(gw.controlUrl, admin.email, admin.password);
+    expect((await again.get('/v1/me/organisation')).body).toMatchObject({
+      status: 'suspended',
+      suspensionReason: 'unpaid invoice',
+    });
+    expect((await again.get('/v1/organisation')).body.status).toBe('suspended');
+    const credential = await again.post('/v1/credentials', {
+      name: 'still allowed',
+      scope: { buckets: ['*'], level: 'read-only' },
+    });
+    expect(credential.status).toBe(201);
+    expect((await again.delete(`/v1/credentials/${credential.body.accessKeyId}`)).status).toBe(204);
+
+    const refused = expectProblem(
+      await again.post('/v1/buckets', { name: 'during-suspension' }),
+      403,
+      'account_suspended',
+    );
+    expect(refused.detail).toMatch(/suspended/);
+    expect(refused.detail).toContain('unpaid invoice');
+
+    const reinstated = await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/reinstate`);
+    expect(reinstated.body).toMatchObject({ status: 'active', suspensionReason: null, suspendedAt: null });
+    expect((await again.post('/v1/buckets', { name: 'after-reinstatement' })).status).toBe(201);
+  });
+
+  it('tells the storage endpoint at once (its cached organisation is dropped)', async () => {
+    const tenant = await addOrganisation(gw, platformAdmin, 'cached');
+    const cache = gw.gateway.context.store.cache;
+    expect((await cache.organisation(tenant.organisationId))?.status).toBe('active');
+    await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: 'abuse' });
+    expect((await cache.organisation(tenant.organisationId))?.status).toBe('suspended');
+  });
+
+  it('needs a reason and an existing organisation', async () => {
+    const tenant = await addOrganisation(gw, platformAdmin, 'reasonless');
+    expectInvalidFields(
+      await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, {}),
+      'reason',
+    );
+    expectInvalidFields(
+      await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: '' }),
+      'reason',
+    );
+    expectProblem(
+      await platformAdmin.post('/v1/organisations/00000000-0000-4000-8000-000000000000/suspend', {
+        reason: 'x',
+      }),
+      404,
+      'organisation_not_found',
+    );
+    expectProblem(
+      await platformAdmin.post('/v1/organisations/not-an-id/reinstate'),
+      404,
+      'organisation_not_found',
+    );
+  });
+
+  it('is recorded in the organisation audit log', async () => {
+    const tenant = await addOrganisation(gw, platformAdmin, 'audited');
+    await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: 'audit me' });
+    await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/reinstate`);
+    const log = await tenant.owner.get('/v1/organisation/audit-log');
+    expect(log.body.items.slice(0, 2)).toMatchObject([
+      { action: 'organisation.reinstate', actor: { email: TEST_ADMIN_EMAIL }, target: tenant.organisationId },
+      { action: 'organisation.suspend', details: { reason: 'audit me' } },
+    ]);
+    expect(log.body.items.map((entry: { action: string }) => entry.action)).toContain('organisation.create');
+  });
+});
