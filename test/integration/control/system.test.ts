@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { ControlClient, expectProblem } from './client.js';
+
+let gw: TestGateway;
+let anonymous: ControlClient;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  anonymous = new ControlClient(gw.controlUrl);
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+describe('GET /v1/health', () => {
+  it('is 200 when the database and the object store answer', async () => {
+    const response = await anonymous.get('/v1/health');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      status: 'ready',
+      checks: { database: { status: 'ok' }, backend: { status: 'ok' } },
+    });
+  });
+
+  it('is 503 naming the failing check, without internal details', async () => {
+    const { backend } = gw.gateway.context;
+    const failing = vi
+      .spyOn(backend, 'checkHealth')
+      .mockRejectedValue(new Error('connect ECONNREFUSED 10.1.2.3:7480 secret-host'));
+    try {
+      const response = await anonymous.get('/v1/health');
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({
+        status: 'unavailable',
+        checks: { database: { status: 'ok' }, backend: { status: 'failing', error: expect.any(String) } },
+      });
+      expect(response.text).not.toContain('10.1.2.3');
+    } finally {
+      failing.mockRestore();
+    }
+    expect((await anonymous.get('/v1/health')).status).toBe(200);
+  });
+});
+
+describe('GET /v1/version and /v1/openapi.json', () => {
+  it('names the product version, build commit and API version', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    expect((await anonymous.get('/v1/version')).body).toEqual({
+      product: 's3-gateway',
+      version: pkg.version,
+      commit: expect.any(String),
+      apiVersion: 'v1',
+    });
+  });
+
+  it('serves the generated OpenAPI document', async () => {
+    const response = await anonymous.get('/v1/openapi.json');
+    expect(response.status).toBe(200);
+    const committed = JSON.parse(
+      readFileSync(new URL('../../../openapi/openapi.json', import.meta.url), 'utf8'),
+    );
+    expect(response.body).toEqual(committed);
+    expect(response.body.openapi).toMatch(/^3\./);
+  });
+
+  it('serves interactive docs at /docs, outside /v1', async () => {
+    const page = await fetch(`${gw.controlUrl}/docs/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui');
+    const init = await fetch(`${gw.controlUrl}/docs/swagger-ui-init.js`);
+    expect(await init.text()).toContain('/v1/auth/login');
+  });
+});
+
+describe('the HTTP envelope', () => {
+  it('answers unknown /v1 paths and methods with a 404 problem', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/nothing-here'],
+      ['POST', '/v1/me'],
+      ['GET', '/v1'],
+      ['GET', '/'],
+    ] as const) {
+      const body = expectProblem(await anonymous.request(method, path), 404, 'not_found');
+      expect(body.detail).toContain(path);
+    }
+  });
+
+  it('gives every response an x-request-id, echoing a sane one and naming it in problems', async () => {
+    const fresh = await anonymous.get('/v1/version');
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await anonymous.get('/v1/me', { headers: { 'x-request-id': 'trace-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-123');
+    expect(echoed.body.requestId).toBe('trace-123');
+    const replaced = await anonymous.get('/v1/version', { headers: { 'x-request-id': 'bad id\twith tab' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('turns malformed, non-JSON and oversized bodies into problems', async () => {
+    const post = (body: string, contentType: string) =>
+      fetch(`${gw.controlUrl}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+      });
+    const malformed = await post('{"email": ', 'application/json');
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { code: string }).code).toBe('malformed_json');
+    const form = await post('email=a&password=b', 'application/x-www-form-urlencoded');
+    expect(form.status).toBe(415);
+    expect(((await form.json()) as { code: string }).code).toBe('unsupported_media_type');
+    const huge = await post(
+      JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(2_000_000) }),
+      'application/json',
+    );
+    expect(huge.status).toBe(413);
+    expect(huge.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('counts requests per route pattern, never per concrete path', async () => {
+    await anonymous.get('/v1/nothing-at-all');
+    const metrics = await (await fetch(`${gw.metricsUrl}/metrics`)).text();
+    expect(metrics).toMatch(
+      /gateway_control_requests_total\{operation="GET \/v1\/version",status="200"\} \d+/,
+    );
+    expect(metrics).toMatch(/gateway_control_requests_total\{operation="unmatched",status="404"\} \d+/);
+    expect(metrics).toContain('gateway_control_request_duration_seconds_bucket');
+    expect(metrics).not.toContain('nothing-at-all');
+  });
+});
+
+describe('tsoa on express 5', () => {
+  it('resolves one express, version 5, for the generated routes and the app', () => {
+    const fromApp = createRequire(import.meta.url).resolve('express/package.json');
+    const tsoaRuntime = createRequire(import.meta.url).resolve('@tsoa/runtime/package.json');
+    const fromTsoa = createRequire(tsoaRuntime).resolve('express/package.json');
+    expect(fromTsoa).toBe(fromApp);
+    expect(JSON.parse(readFileSync(fromApp, 'utf8')).version).toMatch(/^5\./);
+  });
+});

@@ -1,0 +1,153 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { operationsOf, type OpenApi } from '../../../scripts/api-clients.js';
+
+const doc = JSON.parse(
+  readFileSync(new URL('../../../openapi/openapi.json', import.meta.url), 'utf8'),
+) as OpenApi;
+
+/** control-plane.md, table by table. */
+const CONTRACT: Record<string, string[]> = {
+  Authentication: [
+    'POST /v1/auth/login',
+    'POST /v1/auth/refresh',
+    'POST /v1/auth/logout',
+    'POST /v1/auth/invitations/accept',
+    'POST /v1/auth/password-reset',
+  ],
+  'Your account': [
+    'GET /v1/me',
+    'PATCH /v1/me',
+    'PUT /v1/me/password',
+    'GET /v1/me/organisation',
+    'GET /v1/me/sessions',
+    'DELETE /v1/me/sessions/{sessionId}',
+    'DELETE /v1/me/sessions',
+  ],
+  Organisation: [
+    'GET /v1/organisation',
+    'PATCH /v1/organisation',
+    'GET /v1/organisation/members',
+    'POST /v1/organisation/members',
+    'PATCH /v1/organisation/members/{userId}',
+    'DELETE /v1/organisation/members/{userId}',
+    'POST /v1/organisation/members/{userId}/password-reset',
+    'GET /v1/organisation/usage',
+    'GET /v1/organisation/audit-log',
+    'GET /v1/organisations',
+    'POST /v1/organisations',
+    'POST /v1/organisations/{orgId}/suspend',
+    'POST /v1/organisations/{orgId}/reinstate',
+  ],
+  Credentials: [
+    'GET /v1/credentials',
+    'POST /v1/credentials',
+    'GET /v1/credentials/{accessKeyId}',
+    'PATCH /v1/credentials/{accessKeyId}',
+    'PUT /v1/credentials/{accessKeyId}/scope',
+    'POST /v1/credentials/{accessKeyId}/rotate',
+    'DELETE /v1/credentials/{accessKeyId}',
+  ],
+  'Buckets, objects & CORS': [
+    'GET /v1/buckets',
+    'POST /v1/buckets',
+    'GET /v1/buckets/{bucket}',
+    'PATCH /v1/buckets/{bucket}',
+    'DELETE /v1/buckets/{bucket}',
+    'GET /v1/buckets/{bucket}/cors',
+    'PUT /v1/buckets/{bucket}/cors',
+    'DELETE /v1/buckets/{bucket}/cors',
+    'GET /v1/buckets/{bucket}/objects',
+    'POST /v1/buckets/{bucket}/objects/delete',
+    'POST /v1/buckets/{bucket}/presign',
+  ],
+  System: ['GET /v1/health', 'GET /v1/version', 'GET /v1/openapi.json'],
+};
+
+const UNAUTHENTICATED = new Set([
+  ...CONTRACT.Authentication!,
+  'GET /v1/health',
+  'GET /v1/version',
+  'GET /v1/openapi.json',
+]);
+
+interface RawOperation {
+  tags?: string[];
+  security?: unknown[];
+  responses?: Record<string, unknown>;
+}
+
+function rawOperations(): { id: string; operation: RawOperation }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({
+      id: `${method.toUpperCase()} ${path}`,
+      operation: operation as RawOperation,
+    })),
+  );
+}
+
+describe('the OpenAPI document', () => {
+  it('lists exactly the 46 operations of control-plane.md and nothing else', () => {
+    const expected = Object.values(CONTRACT).flat();
+    expect(expected).toHaveLength(46);
+    expect(
+      rawOperations()
+        .map(({ id }) => id)
+        .sort(),
+    ).toEqual([...expected].sort());
+    expect(Object.keys(doc.paths).every((path) => path.startsWith('/v1/'))).toBe(true);
+  });
+
+  it('tags each operation with exactly one of the six group names, as the contract groups them', () => {
+    expect((doc.tags ?? []).map((tag) => tag.name)).toEqual(Object.keys(CONTRACT));
+    for (const { id, operation } of rawOperations()) {
+      expect(operation.tags, id).toHaveLength(1);
+      expect(CONTRACT[operation.tags?.[0] as string], id).toContain(id);
+    }
+  });
+
+  it('asks for the bearer token exactly where control-plane.md does', () => {
+    for (const { id, operation } of rawOperations()) {
+      expect((operation.security ?? []).length > 0, id).toBe(!UNAUTHENTICATED.has(id));
+    }
+  });
+
+  it('documents problem+json for errors and uses snake_case only in the token response', () => {
+    const schemas = doc.components?.schemas ?? {};
+    expect(Object.keys(schemas.ProblemDocument?.properties ?? {})).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'errors']),
+    );
+    for (const [name, schema] of Object.entries(schemas)) {
+      for (const property of Object.keys(schema.properties ?? {})) {
+        if (name === 'TokenResponse') continue;
+        expect(property, `${name}.${property}`).not.toContain('_');
+      }
+    }
+    expect(Object.keys(schemas.TokenResponse?.properties ?? {}).sort()).toEqual(
+      ['access_token', 'expires_in', 'token_type', 'user'].sort(),
+    );
+  });
+});
+
+describe('the published clients', () => {
+  const postman = JSON.parse(
+    readFileSync(new URL('../../../openapi/postman_collection.json', import.meta.url), 'utf8'),
+  ) as { item: { name: string; item: { request: { method: string; url: { raw: string } } }[] }[] };
+  const http = readFileSync(new URL('../../../openapi/gateway.http', import.meta.url), 'utf8');
+
+  it('cover every operation: the Postman collection in one folder per group, the .http file once each', () => {
+    expect(postman.item.map((folder) => folder.name)).toEqual(Object.keys(CONTRACT));
+    for (const folder of postman.item) {
+      const requests = folder.item.map(
+        ({ request }) =>
+          `${request.method} ${request.url.raw.replace('{{baseUrl}}', '').replace(/:(\w+)/g, '{$1}')}`,
+      );
+      expect(requests.sort()).toEqual([...(CONTRACT[folder.name] ?? [])].sort());
+    }
+    const httpRequests = [...http.matchAll(/^(GET|POST|PUT|PATCH|DELETE) \{\{baseUrl\}\}(\S+)$/gm)].map(
+      ([, method, path]) => `${method} ${(path as string).replace(/\{\{(\w+)\}\}/g, '{$1}')}`,
+    );
+    expect(httpRequests.sort()).toEqual(Object.values(CONTRACT).flat().sort());
+    expect(operationsOf(doc)).toHaveLength(46);
+  });
+});
