@@ -79,6 +79,15 @@ function statusCode(status: number): string {
   return `Http${status}`;
 }
 
+/** The gateway's request id in a backend error document: replacing the backend's, or added when it has none. */
+export function withRequestId(document: string, requestId: string): string {
+  const element = `<RequestId>${escapeXml(requestId)}</RequestId>`;
+  if (/<RequestId>[^<]*<\/RequestId>/.test(document)) {
+    return document.replace(/<RequestId>[^<]*<\/RequestId>/, element);
+  }
+  return document.replace(/<\/Error>\s*$/, `${element}</Error>`);
+}
+
 function isXml(response: http.IncomingMessage): boolean {
   return /xml/i.test(response.headers['content-type'] ?? '');
 }
@@ -253,9 +262,7 @@ export class BackendProxy {
     });
     backendResponse.once('error', () => exchange.response.destroy());
     backendResponse.once('end', () => {
-      const document = Buffer.concat(chunks)
-        .toString('utf8')
-        .replace(/<RequestId>[^<]*<\/RequestId>/, `<RequestId>${escapeXml(exchange.id)}</RequestId>`);
+      const document = withRequestId(Buffer.concat(chunks).toString('utf8'), exchange.id);
       exchange.errorCode = ERROR_CODE.exec(document)?.[1] ?? statusCode(status);
       const body = Buffer.from(document, 'utf8');
       writeHead(exchange, status, { ...headers, 'content-length': body.length });

@@ -32,11 +32,21 @@ export function isHoistedHeaderParameter(name: string): boolean {
   return lower.startsWith('x-amz-') && !PRESIGN_AUTH_PARAMETERS.has(lower);
 }
 
+/**
+ * S3 does not apply checksum parameters of presigned URLs (its documentation: presigned uploads do
+ * not support the CRC/SHA checksum algorithms). The AWS SDK for JavaScript (since 3.729) signs the
+ * CRC32 of an empty body into every presigned PUT; honouring it would break every such upload.
+ */
+function isIgnoredHoistedParameter(lowerName: string): boolean {
+  return lowerName.startsWith('x-amz-checksum-') || lowerName === 'x-amz-sdk-checksum-algorithm';
+}
+
 /** Received headers plus hoisted query headers; a hoisted value wins, as S3 applies the signed URL. */
 export function effectiveHeaders(headers: IncomingHttpHeaders, query: readonly QueryParameter[]): HeaderMap {
   const merged: Record<string, string | readonly string[] | undefined> = { ...headers };
   for (const parameter of query) {
-    if (isHoistedHeaderParameter(parameter.name)) merged[parameter.name.toLowerCase()] = parameter.value;
+    const name = parameter.name.toLowerCase();
+    if (isHoistedHeaderParameter(name) && !isIgnoredHoistedParameter(name)) merged[name] = parameter.value;
   }
   return merged;
 }
