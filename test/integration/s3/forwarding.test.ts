@@ -1,0 +1,219 @@
+/**
+ * What reaches the object store: re-signed requests for the same bucket and key the client signed,
+ * without the client's authentication or presigned parameters, and the 5 MiB multipart rule checked
+ * against the backend's ListParts before a completion is forwarded.
+ */
+import { Readable } from 'node:stream';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3_ERRORS } from '../../../src/s3/errors.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { expectS3Error, pathStyleClient, virtualHostedClient } from '../../support/s3/clients.js';
+import { createBucket } from '../../support/s3/fixtures.js';
+import {
+  describeRawError,
+  queryString,
+  sendRaw,
+  sha256Hex,
+  signedHeaders,
+} from '../../support/s3/raw-requests.js';
+import {
+  startRecordingBackend,
+  type RecordedRequest,
+  type RecordingBackend,
+} from '../../support/s3/recording-backend.js';
+
+const MiB = 1024 * 1024;
+
+let backend: RecordingBackend;
+let gateway: TestGateway;
+let s3: S3Client;
+
+beforeAll(async () => {
+  backend = await startRecordingBackend();
+  gateway = await startTestGateway(backend.env);
+  s3 = pathStyleClient(gateway);
+  await createBucket(gateway, 'fwd');
+});
+afterAll(async () => {
+  await gateway?.stop();
+  await backend?.stop();
+});
+
+function requestsFor(pathPrefix: string): RecordedRequest[] {
+  return backend.requests.filter((request) => request.target.startsWith(pathPrefix));
+}
+
+async function uploadParts(key: string, sizes: number[]) {
+  const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'fwd', Key: key }));
+  const parts = [];
+  for (const [index, size] of sizes.entries()) {
+    const part = await s3.send(
+      new UploadPartCommand({
+        Bucket: 'fwd',
+        Key: key,
+        UploadId: upload.UploadId,
+        PartNumber: index + 1,
+        Body: Buffer.alloc(size, index + 1),
+      }),
+    );
+    parts.push({ PartNumber: index + 1, ETag: part.ETag });
+  }
+  return { uploadId: upload.UploadId as string, parts };
+}
+
+describe('multipart uploads', () => {
+  it('completes when every non-final part is at least 5 MiB', async () => {
+    const { uploadId, parts } = await uploadParts('big.bin', [5 * MiB, 1000]);
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: 'fwd',
+        Key: 'big.bin',
+        UploadId: uploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
+    const object = await s3.send(new GetObjectCommand({ Bucket: 'fwd', Key: 'big.bin' }));
+    expect(object.ContentLength).toBe(5 * MiB + 1000);
+    const listParts = requestsFor('/fwd/big.bin').filter((request) => request.method === 'GET');
+    expect(listParts.map((request) => request.target)).toEqual([
+      `/fwd/big.bin?uploadId=${uploadId}&max-parts=1000`,
+      '/fwd/big.bin',
+    ]);
+  });
+
+  it('refuses a non-final part under 5 MiB with EntityTooSmall 400 and never forwards the completion', async () => {
+    const { uploadId, parts } = await uploadParts('small-parts.bin', [1024, 5 * MiB, 10]);
+    await expectS3Error(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'fwd',
+          Key: 'small-parts.bin',
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      ),
+      { code: 'EntityTooSmall', status: 400, message: S3_ERRORS.EntityTooSmall.message },
+    );
+    expect(requestsFor('/fwd/small-parts.bin').filter((request) => request.method === 'POST')).toHaveLength(
+      1,
+    );
+  });
+
+  it('lets a single small part through: the final part may be any size', async () => {
+    const { uploadId, parts } = await uploadParts('one-part.bin', [10]);
+    const done = await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: 'fwd',
+        Key: 'one-part.bin',
+        UploadId: uploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
+    expect(done.$metadata.httpStatusCode).toBe(200);
+  });
+});
+
+describe('re-signed requests', () => {
+  it("carry the backend's signature and none of the client's authentication or streaming headers", async () => {
+    const body = Readable.from([Buffer.alloc(100_000, 'x'), Buffer.from('tail')]);
+    await s3.send(
+      new PutObjectCommand({ Bucket: 'fwd', Key: 'resigned.bin', Body: body, ContentLength: 100_004 }),
+    );
+    const [forwarded] = requestsFor('/fwd/resigned.bin');
+    expect(forwarded?.signatureValid).toBe(true);
+    expect(forwarded?.headers.authorization).toContain(`Credential=${backend.accessKeyId}/`);
+    expect(forwarded?.headers.authorization).not.toContain(gateway.credential.accessKeyId);
+    expect(forwarded?.headers['x-amz-content-sha256']).toBe('UNSIGNED-PAYLOAD');
+    expect(forwarded?.headers['content-length']).toBe('100004');
+    expect(forwarded?.bodyBytes).toBe(100_004);
+    for (const dropped of [
+      'content-encoding',
+      'x-amz-decoded-content-length',
+      'x-amz-trailer',
+      'x-amz-security-token',
+      'user-agent',
+      'amz-sdk-invocation-id',
+      'expect',
+      'transfer-encoding',
+    ]) {
+      expect(forwarded?.headers[dropped], dropped).toBeUndefined();
+    }
+    expect(backend.requests.every((request) => request.signatureValid)).toBe(true);
+  });
+
+  it('never forward presigned parameters', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'presigned.txt', Body: 'p' }));
+    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'fwd', Key: 'presigned.txt' }));
+    const response = await fetch(url, { headers: { 'user-agent': 'fetch-test' } });
+    expect(await response.text()).toBe('p');
+    const gets = requestsFor('/fwd/presigned.txt').filter((request) => request.method === 'GET');
+    expect(gets.map((request) => request.target)).toEqual(['/fwd/presigned.txt']);
+  });
+
+  it('address exactly the bucket and key the client signed, path-style, whatever the addressing', async () => {
+    await virtualHostedClient(gateway).send(
+      new PutObjectCommand({ Bucket: 'fwd', Key: 'v host/a+b', Body: 'v' }),
+    );
+    expect(requestsFor('/fwd/v%20host/a%2Bb')).toHaveLength(1);
+
+    const path = '/fwd/double//slash%2Fin%20key~';
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'PUT',
+      baseUrl: gateway.s3Url,
+      path,
+      payloadHash: sha256Hex('exact'),
+    });
+    // s3rver cannot route an empty path segment; what matters here is what it was asked for.
+    await sendRaw(gateway.s3Url, { method: 'PUT', target: path, headers, body: 'exact' });
+    // `%2F` and `/` decode to the same key; the backend gets one spelling, every byte of the key intact.
+    expect(requestsFor('/fwd/double').map((request) => request.target)).toEqual([
+      '/fwd/double//slash/in%20key~',
+    ]);
+  });
+
+  it('send the copy source re-encoded from its strict decoding', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'source file', Body: 'copy me' }));
+    await s3.send(new CopyObjectCommand({ Bucket: 'fwd', Key: 'copied', CopySource: '/fwd/source%20file' }));
+    const [copy] = requestsFor('/fwd/copied');
+    expect(copy?.headers['x-amz-copy-source']).toBe('/fwd/source%20file');
+  });
+
+  it("pass backend error documents through with the gateway's request id", async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'part-source', Body: 'bytes' }));
+    const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'fwd', Key: 'assembled' }));
+    const query = { partNumber: '1', uploadId: upload.UploadId as string };
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'PUT',
+      baseUrl: gateway.s3Url,
+      path: '/fwd/assembled',
+      query,
+      headers: { 'x-amz-copy-source': 'fwd/part-source' },
+      payloadHash: sha256Hex(''),
+    });
+    // s3rver does not implement UploadPartCopy: its refusal must reach the client intact.
+    const response = await sendRaw(gateway.s3Url, {
+      method: 'PUT',
+      target: `/fwd/assembled${queryString(query)}`,
+      headers,
+    });
+    expect(describeRawError(response)).toMatchObject({
+      status: 501,
+      code: 'NotImplemented',
+      requestIdMatches: true,
+    });
+    const [forwarded] = requestsFor('/fwd/assembled?partNumber=1');
+    expect(forwarded?.headers['x-amz-copy-source']).toBe('/fwd/part-source');
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * Hand-built storage requests over node:http, for what an SDK will not send: corrupted bodies,
+ * wrong hashes, dot-segment keys, signed streaming, skewed clocks, unsigned requests without a
+ * User-Agent. Signing uses @smithy/signature-v4 like the SDKs, independent of the gateway's verifier.
+ */
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import http from 'node:http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { TestCredential } from './fixtures.js';
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** True when the server sent `100 Continue` before answering. */
+  continued: boolean;
+}
+
+export interface RawRequest {
+  method: string;
+  /** Path and query exactly as they go on the wire. */
+  target: string;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  /** Send `Expect: 100-continue` and the body only if the server asks for it. */
+  expectContinue?: boolean;
+  /** Stop after this many body bytes and cut the connection (a client that goes away). */
+  abortAfterBytes?: number;
+}
+
+export function sendRaw(baseUrl: string, request: RawRequest): Promise<RawResponse> {
+  const url = new URL(baseUrl);
+  const body = request.body === undefined ? undefined : Buffer.from(request.body);
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const outgoing = http.request({
+      host: url.hostname,
+      port: url.port,
+      method: request.method,
+      path: request.target,
+      headers: {
+        ...(body === undefined || request.headers?.['content-length'] !== undefined
+          ? {}
+          : { 'content-length': String(body.length) }),
+        ...(request.expectContinue ? { expect: '100-continue' } : {}),
+        ...request.headers,
+      },
+      agent: false,
+    });
+    outgoing.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          continued,
+        }),
+      );
+    });
+    if (request.abortAfterBytes !== undefined && body !== undefined) {
+      // The point is to go away: the reset that follows is expected, not a failure.
+      outgoing.on('error', () => undefined);
+      outgoing.write(body.subarray(0, request.abortAfterBytes), () => {
+        setTimeout(() => outgoing.destroy(), 50);
+        setTimeout(() => resolve({ status: 0, headers: {}, body: '', continued }), 100);
+      });
+      return;
+    }
+    outgoing.on('error', reject);
+    if (request.expectContinue) {
+      outgoing.on('continue', () => {
+        continued = true;
+        outgoing.end(body);
+      });
+      outgoing.flushHeaders();
+      return;
+    }
+    outgoing.end(body);
+  });
+}
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+function bytes(data: SourceData): Uint8Array {
+  if (typeof data === 'string') return Buffer.from(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return new Uint8Array(data);
+}
+
+class Sha256 {
+  readonly #hash: Hash | Hmac;
+  constructor(secret?: SourceData) {
+    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: SourceData): void {
+    this.#hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.#hash.digest());
+  }
+}
+
+export interface SignOptions {
+  credential: TestCredential;
+  method: string;
+  /** The gateway's base URL; its host is what gets signed. */
+  baseUrl: string;
+  /** Path exactly as sent (already encoded). */
+  path: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** The x-amz-content-sha256 value. */
+  payloadHash: string;
+  signingDate?: Date;
+  region?: string;
+}
+
+/** Signed headers for a request, as an SDK would compute them. */
+export async function signedHeaders(options: SignOptions): Promise<Record<string, string>> {
+  const url = new URL(options.baseUrl);
+  const signer = new SignatureV4({
+    service: 's3',
+    region: options.region ?? 'us-east-1',
+    credentials: { accessKeyId: options.credential.accessKeyId, secretAccessKey: options.credential.secret },
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+  const headers = { ...options.headers, host: url.host, 'x-amz-content-sha256': options.payloadHash };
+  const signed = await signer.sign(
+    {
+      method: options.method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: options.path,
+      query: options.query ?? {},
+      headers,
+    },
+    { signingDate: options.signingDate ?? new Date(), signableHeaders: new Set(Object.keys(headers)) },
+  );
+  return signed.headers;
+}
+
+export function sha256Hex(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** `?a=1&b` as sent, from the same map that was signed (values SigV4-encoded). */
+export function queryString(query: Record<string, string>): string {
+  const encode = (text: string) =>
+    encodeURIComponent(text).replace(
+      /[!'()*]/g,
+      (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+    );
+  const pairs = Object.entries(query).map(([name, value]) => `${encode(name)}=${encode(value)}`);
+  return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
+}
+
+/** An `aws-chunked` body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) with the given trailers after the last chunk. */
+export function awsChunkedBody(data: Buffer, chunkSize: number, trailers: Record<string, string>): Buffer {
+  const parts: Buffer[] = [];
+  for (let offset = 0; offset < data.length; offset += chunkSize) {
+    const chunk = data.subarray(offset, offset + chunkSize);
+    parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from('0\r\n'));
+  for (const [name, value] of Object.entries(trailers)) parts.push(Buffer.from(`${name}:${value}\r\n`));
+  parts.push(Buffer.from('\r\n'));
+  return Buffer.concat(parts);
+}
+
+export interface ParsedS3Error {
+  code: string | undefined;
+  message: string | undefined;
+  requestId: string | undefined;
+}
+
+function unescapeXml(text: string): string {
+  return text
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&apos;', "'")
+    .replaceAll('&amp;', '&');
+}
+
+export function parseS3Error(body: string): ParsedS3Error {
+  const text = (name: string) => {
+    const found = new RegExp(`<${name}>([^<]*)</${name}>`).exec(body)?.[1];
+    return found === undefined ? undefined : unescapeXml(found);
+  };
+  return { code: text('Code'), message: text('Message'), requestId: text('RequestId') };
+}
+
+/**
+ * The response is the S3 error document for exactly this code, status and message, and its
+ * RequestId is the one in the x-amz-request-id header.
+ */
+export function describeRawError(response: RawResponse): {
+  status: number;
+  code: string | undefined;
+  message: string | undefined;
+  requestIdMatches: boolean;
+} {
+  const parsed = parseS3Error(response.body);
+  return {
+    status: response.status,
+    code: parsed.code,
+    message: parsed.message,
+    requestIdMatches:
+      parsed.requestId !== undefined && parsed.requestId === response.headers['x-amz-request-id'],
+  };
+}

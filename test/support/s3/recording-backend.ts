@@ -1,0 +1,148 @@
+/**
+ * An object store for tests that need to see what the gateway forwards: an embedded s3rver behind
+ * an HTTP front that records every request it receives (method, target, headers, body size,
+ * whether its SigV4 signature is valid for the backend credentials) and fills two gaps where
+ * s3rver is not like S3 or Ceph RGW:
+ * - uploads are atomic: a body is handed to s3rver only once it arrived complete (s3rver writes
+ *   straight to the object's file, so a cut-off upload would leave a partial object behind);
+ * - ListParts is answered from the part uploads seen (s3rver has no ListParts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startEmbeddedS3 } from '../../../src/backend/embedded-s3.js';
+import { verifySigV4 } from '../../../src/s3/sigv4/index.js';
+
+export interface RecordedRequest {
+  method: string;
+  target: string;
+  headers: http.IncomingHttpHeaders;
+  bodyBytes: number;
+  /** False when the client went away before the body it announced was complete. */
+  bodyComplete: boolean;
+  signatureValid: boolean;
+  status: number | null;
+}
+
+export interface RecordingBackend {
+  url: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  requests: RecordedRequest[];
+  /** The environment that points a test gateway at this backend. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+function listPartsXml(uploadId: string, parts: Map<number, number>): string {
+  const entries = [...parts.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(
+      ([number, size]) =>
+        `<Part><PartNumber>${number}</PartNumber><ETag>"x"</ETag><Size>${size}</Size></Part>`,
+    )
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><UploadId>${uploadId}</UploadId><IsTruncated>false</IsTruncated>${entries}</ListPartsResult>`;
+}
+
+export async function startRecordingBackend(): Promise<RecordingBackend> {
+  const directory = mkdtempSync(path.join(tmpdir(), 'gw-recording-'));
+  const s3rver = await startEmbeddedS3(directory);
+  const target = new URL(s3rver.url);
+  const requests: RecordedRequest[] = [];
+  /** uploadId → part number → size, from successful UploadPart requests. */
+  const uploads = new Map<string, Map<number, number>>();
+
+  const server = http.createServer((request, response) => {
+    const verification = verifySigV4(
+      {
+        method: request.method ?? 'GET',
+        rawTarget: request.url ?? '/',
+        headers: request.headersDistinct,
+        now: new Date(),
+      },
+      async (id) => (id === s3rver.accessKeyId ? { secrets: [s3rver.secretAccessKey] } : null),
+      { allowedRegions: ['us-east-1'] },
+    );
+    const record: RecordedRequest = {
+      method: request.method ?? '',
+      target: request.url ?? '',
+      headers: request.headers,
+      bodyBytes: 0,
+      bodyComplete: false,
+      signatureValid: false,
+      status: null,
+    };
+    requests.push(record);
+    const url = new URL(request.url ?? '/', 'http://backend');
+    const uploadId = url.searchParams.get('uploadId');
+    const partNumber = Number(url.searchParams.get('partNumber'));
+
+    if (request.method === 'GET' && uploadId !== null) {
+      void verification.then((result) => {
+        record.signatureValid = result.ok;
+        record.status = 200;
+        response.writeHead(200, { 'content-type': 'application/xml' });
+        response.end(listPartsXml(uploadId, uploads.get(uploadId) ?? new Map()));
+      });
+      request.resume();
+      return;
+    }
+
+    // Like S3, commit only a complete body: buffer it, and forward nothing if the sender gave up.
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => {
+      record.bodyBytes += chunk.length;
+      chunks.push(chunk);
+    });
+    request.on('end', () => {
+      record.bodyComplete = true;
+      const body = Buffer.concat(chunks);
+      const upstream = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: request.method,
+          path: request.url,
+          headers: { ...request.headers, 'content-length': String(body.length) },
+        },
+        (answer) => {
+          record.status = answer.statusCode ?? null;
+          if (request.method === 'PUT' && uploadId !== null && answer.statusCode === 200) {
+            const parts = uploads.get(uploadId) ?? new Map<number, number>();
+            parts.set(partNumber, body.length);
+            uploads.set(uploadId, parts);
+          }
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      upstream.on('error', () => response.destroy());
+      upstream.end(body);
+    });
+    void verification.then((result) => {
+      record.signatureValid = result.ok;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    accessKeyId: s3rver.accessKeyId,
+    secretAccessKey: s3rver.secretAccessKey,
+    requests,
+    env: {
+      GATEWAY_BACKEND_URL: url,
+      GATEWAY_BACKEND_ACCESS_KEY_ID: s3rver.accessKeyId,
+      GATEWAY_BACKEND_SECRET_ACCESS_KEY: s3rver.secretAccessKey,
+    },
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await s3rver.stop();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
