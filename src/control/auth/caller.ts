@@ -25,7 +25,7 @@ export interface Member extends Caller {
 export interface RequestOrigin {
   sourceAddress: string | null;
   userAgent: string | null;
-  /** Whether it arrived over HTTPS (decides the refresh cookie's Secure attribute in 'auto'). */
+  /** Whether the client reached us over HTTPS (decides the refresh cookie's Secure attribute in 'auto'). */
   secure: boolean;
 }
 
@@ -36,7 +36,9 @@ export function originOf(request: Request): RequestOrigin {
     // IPv4 clients of a dual-stack listener appear as ::ffff:a.b.c.d.
     sourceAddress: address === null ? null : address.replace(/^::ffff:/, ''),
     userAgent: userAgent === undefined ? null : userAgent.slice(0, 512),
-    secure: request.secure,
+    // Behind a TLS-terminating load balancer the socket is plain HTTP. Believing the forwarded
+    // protocol is safe here: claiming HTTPS falsely only makes the caller's own cookie stricter.
+    secure: request.secure || request.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https',
   };
 }
 

@@ -40,7 +40,7 @@ export class CredentialService {
 
   async create(caller: Caller, request: CreateCredentialRequest): Promise<CreatedCredential> {
     const member = requireMember(caller);
-    const scope = await this.#validScope(member, request.scope, 'scope');
+    const scope = await this.#validScope(member, request.scope, { nested: true });
     const expiresAt = validExpiry(request.expiresAt);
     const secret = generateSecretAccessKey();
     const credential = await this.#deps.context.store.credentials.create({
@@ -94,7 +94,7 @@ export class CredentialService {
     request: CredentialScopeBody,
   ): Promise<CredentialView> {
     const { member } = await this.#manageable(caller, accessKeyId);
-    const scope = await this.#validScope(member, request, '');
+    const scope = await this.#validScope(member, request, { nested: false });
     const updated = await this.#deps.context.store.credentials.update(accessKeyId, { scope });
     if (updated === null) throw new ProblemError('credential_not_found');
     await this.#audit(member, 'credential.scope_replace', accessKeyId, { scope: scopeView(scope) });
@@ -140,8 +140,12 @@ export class CredentialService {
   }
 
   /** Checks the shape (shared rules) and that every named bucket is one of the organisation's. */
-  async #validScope(member: Member, input: CredentialScopeBody, prefix: string): Promise<CredentialScope> {
-    const field = (name: string) => (prefix === '' ? name.replace(/^scope\.?/, '') || 'scope' : name);
+  async #validScope(
+    member: Member,
+    input: CredentialScopeBody,
+    options: { nested: boolean },
+  ): Promise<CredentialScope> {
+    const field = (name: string) => (options.nested ? name : scopeBodyField(name));
     let scope: CredentialScope;
     try {
       scope = normaliseScope(input);
@@ -167,6 +171,11 @@ export class CredentialService {
       details,
     });
   }
+}
+
+/** normaliseScope names fields under "scope."; in the PUT .../scope body they are top-level. */
+function scopeBodyField(field: string): string {
+  return field === 'scope' ? 'body' : field.slice('scope.'.length);
 }
 
 function validExpiry(expiresAt: Date | null | undefined): Date | null {

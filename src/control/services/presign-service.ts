@@ -139,6 +139,12 @@ export class PresignService {
     const query = Object.entries(signed.query ?? {})
       .map(([name, value]) => `${uriEncode(name)}=${uriEncode(String(value))}`)
       .join('&');
+    await this.#deps.audit.record(member, {
+      organisationId: member.organisationId,
+      action: 'object.presign',
+      target: `${bucket.name}/${request.key}`,
+      details: { method: request.method, accessKeyId: credential.accessKeyId, expiresIn },
+    });
     const { host: _host, ...requiredHeaders } = headers;
     return {
       url: `${base.origin}${signed.path}?${query}`,

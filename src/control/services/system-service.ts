@@ -3,10 +3,16 @@ import type { HealthCheck, HealthReport, VersionInfo } from '../models/system.js
 
 const CHECK_TIMEOUT_MS = 5_000;
 
+class CheckTimedOut extends Error {
+  constructor() {
+    super(`no answer within ${CHECK_TIMEOUT_MS} ms`);
+  }
+}
+
 async function check(run: () => Promise<unknown>, onFailure: (error: unknown) => void): Promise<HealthCheck> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new CheckTimedOut()), CHECK_TIMEOUT_MS);
   });
   try {
     await Promise.race([run(), timeout]);
@@ -14,8 +20,10 @@ async function check(run: () => Promise<unknown>, onFailure: (error: unknown) =>
   } catch (error) {
     onFailure(error);
     // Unauthenticated callers see the kind of failure, not connection strings or host names.
-    const timedOut = error instanceof Error && error.message.startsWith('no answer within');
-    return { status: 'failing', error: timedOut ? 'timed out' : 'unreachable or failing' };
+    return {
+      status: 'failing',
+      error: error instanceof CheckTimedOut ? 'timed out' : 'unreachable or failing',
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -49,6 +49,16 @@ describe('POST /v1/auth/login', () => {
     expect(refreshCookieOf(response)).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
+  it('marks the cookie Secure when the client came over HTTPS through a TLS-terminating proxy', async () => {
+    const response = await anonymous.post(
+      '/v1/auth/login',
+      { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD },
+      { headers: { 'x-forwarded-proto': 'https' } },
+    );
+    expect(response.status).toBe(200);
+    expect(setCookieHeader(response)).toContain('; Secure');
+  });
+
   it('treats the e-mail address case-insensitively', async () => {
     const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL.toUpperCase(), TEST_ADMIN_PASSWORD);
     expect((await client.get('/v1/me')).body.email).toBe(TEST_ADMIN_EMAIL);

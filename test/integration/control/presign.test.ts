@@ -68,6 +68,14 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
     const expiresAt = Date.parse(response.body.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 3_600_000 - 1000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3_600_000);
+
+    const log = await owner.get('/v1/organisation/audit-log?limit=1');
+    expect(log.body.items[0]).toMatchObject({
+      action: 'object.presign',
+      target: 'presign-photos/albums/2024/cat picture (1).jpg',
+      details: { method: 'GET', accessKeyId: gw.credential.accessKeyId, expiresIn: 3600 },
+    });
+    expect(log.text).not.toContain(query.get('X-Amz-Signature'));
   });
 
   it('signs the content type of an upload and returns it as a header to send', async () => {
