@@ -53,7 +53,8 @@ export function requestsOwnerOnlyAcl(cannedAcl: string | undefined, body: Buffer
   if (cannedAcl !== undefined) return OWNER_ONLY_CANNED_ACLS.includes(cannedAcl.trim());
   if (body.length === 0) throw new S3Error('MissingAcl');
   const policy = parseXml(body.toString('utf8'), ['Grant'])?.AccessControlPolicy;
-  const list = childObject(policy, 'AccessControlList');
+  // An empty <AccessControlList/> reads as text: a policy with no grants, which is not owner-only either.
+  const list = childObject(policy, 'AccessControlList') ?? childText(policy, 'AccessControlList');
   if (policy === undefined || list === undefined) throw new S3Error('MalformedACL');
   const grants = childList(list, 'Grant');
   return (

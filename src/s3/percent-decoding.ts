@@ -16,7 +16,8 @@ function hexValue(code: number): number {
 
 /** The decoded text, or null when an escape is malformed or the bytes are not UTF-8. */
 export function strictPercentDecode(text: string): string | null {
-  if (!text.includes('%')) return text;
+  // eslint-disable-next-line no-control-regex -- the ASCII range, checked in one pass for the common case
+  if (/^[\x00-\x7f]*$/.test(text) && !text.includes('%')) return text;
   const bytes: number[] = [];
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
