@@ -1,5 +1,3 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { scopeAllowsMethod, scopeCoversBucket } from '../../access/scope.js';
 import { isManager, requireMember, type Caller } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
@@ -7,61 +5,9 @@ import type { PresignRequest, PresignResponse } from '../models/buckets.js';
 import { invalidField, ProblemError } from '../problems.js';
 import { objectKeyProblem } from './bucket-rules.js';
 import type { BucketService } from './bucket-service.js';
+import { presignS3Url } from './sigv4-presigner.js';
 
-export const DEFAULT_PRESIGN_SECONDS = 3600;
-export const MAX_PRESIGN_SECONDS = 604_800;
-/** Presigned URLs are signed for this region, which the storage endpoint always accepts. */
-const SIGNING_REGION = 'us-east-1';
-
-/** What the signer hashes (smithy's SourceData). */
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-function bytes(data: SourceData): Uint8Array | string {
-  if (typeof data === 'string') return data;
-  return ArrayBuffer.isView(data)
-    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-    : new Uint8Array(data);
-}
-
-/** The SHA-256 / HMAC-SHA-256 the signer needs, on node:crypto. */
-class NodeSha256 {
-  readonly #secret: Uint8Array | string | undefined;
-  #hash: Hash | Hmac;
-
-  constructor(secret?: SourceData) {
-    this.#secret = secret === undefined ? undefined : bytes(secret);
-    this.#hash = this.#fresh();
-  }
-
-  update(data: SourceData): void {
-    this.#hash.update(bytes(data));
-  }
-
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-
-  reset(): void {
-    this.#hash = this.#fresh();
-  }
-
-  #fresh(): Hash | Hmac {
-    return this.#secret === undefined ? createHash('sha256') : createHmac('sha256', this.#secret);
-  }
-}
-
-/** SigV4's URI encoding: everything but RFC 3986 unreserved characters. */
-function uriEncode(value: string): string {
-  return encodeURIComponent(value).replace(
-    /[!'()*]/g,
-    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-}
-
-/** Each key segment encoded, "/" kept: S3 signs the path exactly as sent. */
-export function encodeObjectKey(key: string): string {
-  return key.split('/').map(uriEncode).join('/');
-}
+const DEFAULT_PRESIGN_SECONDS = 3600;
 
 /**
  * Server-side presigning: a path-style URL on the public storage endpoint, query-signed (SigV4,
@@ -104,52 +50,30 @@ export class PresignService {
     }
 
     const expiresIn = request.expiresIn ?? DEFAULT_PRESIGN_SECONDS;
-    const base = new URL(this.#deps.context.s3PublicUrl);
-    const basePath = base.pathname.replace(/\/+$/, '');
-    const headers: Record<string, string> = { host: base.host };
-    if (request.contentType !== undefined) headers['content-type'] = request.contentType;
-    const signer = new SignatureV4({
-      credentials: { accessKeyId: credential.accessKeyId, secretAccessKey: credential.secret },
-      region: SIGNING_REGION,
-      service: 's3',
-      sha256: NodeSha256,
-      uriEscapePath: false,
-      applyChecksum: false,
-    });
+    const headers: Record<string, string> =
+      request.contentType === undefined ? {} : { 'content-type': request.contentType };
     const signingDate = new Date();
-    const signed = await signer.presign(
-      {
-        method: request.method,
-        protocol: base.protocol,
-        hostname: base.hostname,
-        port: base.port === '' ? undefined : Number(base.port),
-        path: `${basePath}/${bucket.name}/${encodeObjectKey(request.key)}`,
-        query: {},
-        // Present only so the canonical request carries UNSIGNED-PAYLOAD; neither hoisted nor signed.
-        headers: { ...headers, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
-      },
-      {
-        expiresIn,
-        signingDate,
-        unhoistableHeaders: new Set(['x-amz-content-sha256']),
-        unsignableHeaders: new Set(['x-amz-content-sha256']),
-      },
-    );
-    // Built by hand: URL and URLSearchParams would re-encode what was signed.
-    const query = Object.entries(signed.query ?? {})
-      .map(([name, value]) => `${uriEncode(name)}=${uriEncode(String(value))}`)
-      .join('&');
+    const url = await presignS3Url({
+      accessKeyId: credential.accessKeyId,
+      secret: credential.secret,
+      endpoint: this.#deps.context.s3PublicUrl,
+      bucket: bucket.name,
+      key: request.key,
+      method: request.method,
+      expiresIn,
+      headers,
+      signingDate,
+    });
     await this.#deps.audit.record(member, {
       organisationId: member.organisationId,
       action: 'object.presign',
       target: `${bucket.name}/${request.key}`,
       details: { method: request.method, accessKeyId: credential.accessKeyId, expiresIn },
     });
-    const { host: _host, ...requiredHeaders } = headers;
     return {
-      url: `${base.origin}${signed.path}?${query}`,
+      url,
       method: request.method,
-      headers: requiredHeaders,
+      headers,
       expiresAt: new Date(signingDate.getTime() + expiresIn * 1000),
     };
   }
