@@ -167,6 +167,39 @@ describe('sessions', () => {
     );
   });
 
+  it('records logins, renames, password changes and ended sessions in the audit log', async () => {
+    const person = await addMember(gw, admin, 'member');
+    const second = await login(gw.controlUrl, person.email, person.password);
+    await person.client.patch('/v1/me', { name: 'Audited Person' });
+    await person.client.put('/v1/me/password', {
+      currentPassword: person.password,
+      newPassword: 'audited password 1',
+    });
+    const third = await login(gw.controlUrl, person.email, 'audited password 1');
+    const thirdSession = (await third.get('/v1/me/sessions')).body.items.find(
+      (session: { current: boolean }) => session.current,
+    );
+    await person.client.delete(`/v1/me/sessions/${thirdSession.id}`);
+    await person.client.delete('/v1/me/sessions');
+    expectProblem(await second.get('/v1/me'), 401, 'session_ended');
+
+    const log = await admin.get('/v1/organisation/audit-log?limit=1000');
+    const mine = log.body.items
+      .filter((entry: { actor: { userId: string } }) => entry.actor.userId === person.userId)
+      .map((entry: { action: string }) => entry.action)
+      .reverse();
+    expect(mine).toEqual([
+      'invitation.accept',
+      'auth.login',
+      'user.rename',
+      'user.password_change',
+      'auth.login',
+      'session.end',
+      'session.end_all',
+    ]);
+    expect(log.text).not.toContain('audited password 1');
+  });
+
   it('logs out everywhere', async () => {
     const person = await addMember(gw, admin, 'member');
     const other = await login(gw.controlUrl, person.email, person.password);

@@ -153,6 +153,26 @@ describe('bucket lifecycle', () => {
     expect((await owner.get('/v1/buckets?limit=1000')).text).not.toContain('stranger-bucket');
   });
 
+  it('records bucket and CORS writes in the audit log', async () => {
+    await owner.post('/v1/buckets', { name: 'audited-bucket' });
+    await owner.patch('/v1/buckets/audited-bucket', { public: true });
+    await owner.put('/v1/buckets/audited-bucket/cors', {
+      rules: [{ allowedOrigins: ['*'], allowedMethods: ['GET'] }],
+    });
+    await owner.delete('/v1/buckets/audited-bucket/cors');
+    await owner.delete('/v1/buckets/audited-bucket');
+    const log = await owner.get('/v1/organisation/audit-log?limit=5');
+    expect(
+      log.body.items.map((entry: { action: string; target: string }) => [entry.action, entry.target]),
+    ).toEqual([
+      ['bucket.delete', 'audited-bucket'],
+      ['bucket.cors_delete', 'audited-bucket'],
+      ['bucket.cors_put', 'audited-bucket'],
+      ['bucket.update', 'audited-bucket'],
+      ['bucket.create', 'audited-bucket'],
+    ]);
+  });
+
   it('deletes only an empty bucket', async () => {
     await owner.post('/v1/buckets', { name: 'to-delete' });
     await putObject('to-delete', 'blocking.txt');
