@@ -1,7 +1,9 @@
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
+  DeleteObjectCommand,
   DeleteObjectsCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListBucketsCommand,
   ListObjectsV2Command,
@@ -20,26 +22,67 @@ export interface S3BackendOptions {
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** Upper bound for each call, retries included. */
   timeoutMs: number;
   /** For the start-up log. */
   label: string;
 }
 
-function classify(error: unknown): BackendError {
+/** S3 (and RGW's `rgw_delete_multi_obj_max_num`) caps a DeleteObjects request at 1000 keys. */
+const DELETE_BATCH = 1000;
+
+/**
+ * Whether XML 1.0 can carry the key: not C0 controls other than tab, LF and CR, not U+FFFE/U+FFFF,
+ * no lone surrogates; not even as character references. RGW answers a DeleteObjects body holding
+ * such a key with 400 and an empty body, failing every key of the batch.
+ */
+function xmlSafe(key: string): boolean {
+  for (let i = 0; i < key.length; i += 1) {
+    const unit = key.charCodeAt(i);
+    if (unit < 0x20 && unit !== 0x09 && unit !== 0x0a && unit !== 0x0d) return false;
+    if (unit === 0xfffe || unit === 0xffff) return false;
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const low = key.charCodeAt(i + 1);
+      if (!(low >= 0xdc00 && low <= 0xdfff)) return false;
+      i += 1;
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+function classify(error: unknown, timeoutMs: number): BackendError {
   if (error instanceof BackendError) return error;
   if (error instanceof S3ServiceException) {
     const code = error.name;
     const status = error.$metadata.httpStatusCode ?? 0;
+    // Ceph RGW 16 sends an empty <Message> for most errors, and some errors with no body at all.
+    const message =
+      error.message && error.message !== code && error.message !== 'UnknownError'
+        ? `${code}: ${error.message}`
+        : `${code} (HTTP ${status})`;
     if (code === 'BucketAlreadyExists' || code === 'BucketAlreadyOwnedByYou') {
-      return new BackendError('bucket-exists', error.message, code);
+      return new BackendError('bucket-exists', message, code);
     }
-    if (code === 'BucketNotEmpty') return new BackendError('bucket-not-empty', error.message, code);
-    if (code === 'NoSuchBucket') return new BackendError('no-such-bucket', error.message, code);
-    if (status >= 500) return new BackendError('unavailable', `${code}: ${error.message}`, code);
-    return new BackendError('other', `${code}: ${error.message}`, code);
+    if (code === 'BucketNotEmpty') return new BackendError('bucket-not-empty', message, code);
+    if (code === 'NoSuchBucket') return new BackendError('no-such-bucket', message, code);
+    if (status >= 500) return new BackendError('unavailable', message, code);
+    return new BackendError('other', message, code);
   }
-  const message = error instanceof Error ? error.message : String(error);
+  if (isAbort(error)) {
+    return new BackendError('unavailable', `the object store did not answer within ${timeoutMs} ms`);
+  }
+  const message = error instanceof Error ? error.message || error.name : String(error);
   return new BackendError('unavailable', message);
+}
+
+function statusOf(error: unknown): number | undefined {
+  return error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
 }
 
 /** Any S3-compatible store (Ceph RGW, MinIO-compatible, the embedded s3rver), path-style. */
@@ -49,12 +92,14 @@ export class S3Backend implements ObjectStoreBackend {
   readonly credentials: { accessKeyId: string; secretAccessKey: string };
   readonly description: string;
   readonly #client: S3Client;
+  readonly #timeoutMs: number;
 
   constructor(options: S3BackendOptions) {
     this.endpoint = new URL(options.endpoint);
     this.region = options.region;
     this.credentials = { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey };
     this.description = `${options.label} at ${this.endpoint.origin}`;
+    this.#timeoutMs = options.timeoutMs;
     this.#client = new S3Client({
       endpoint: options.endpoint,
       region: options.region,
@@ -71,19 +116,46 @@ export class S3Backend implements ObjectStoreBackend {
     });
   }
 
+  /** Per-call options: the timeout bounds the whole call, both attempts and the back-off between. */
+  #call(): { abortSignal: AbortSignal } {
+    return { abortSignal: AbortSignal.timeout(this.#timeoutMs) };
+  }
+
   async createBucket(name: string): Promise<void> {
+    // Ceph RGW 16 answers 200 when the owner creates a bucket it already owns (the legacy us-east-1
+    // behaviour; only a different canned ACL or another owner gets 409 BucketAlreadyExists), so the
+    // bucket is looked up first. Two concurrent creations of one new name can both succeed: callers
+    // must serialise names themselves (the control plane's database does).
+    let status: number | undefined;
     try {
-      await this.#client.send(new CreateBucketCommand({ Bucket: name }));
+      await this.#client.send(new HeadBucketCommand({ Bucket: name }), this.#call());
+      status = 200;
     } catch (error) {
-      throw classify(error);
+      status = statusOf(error);
+      if (status === undefined || status >= 500) throw classify(error, this.#timeoutMs);
+    }
+    if (status === 200) {
+      throw new BackendError('bucket-exists', `bucket ${name} already exists`, 'BucketAlreadyOwnedByYou');
+    }
+    if (status === 403 || status === 301) {
+      throw new BackendError(
+        'bucket-exists',
+        `bucket ${name} belongs to someone else`,
+        'BucketAlreadyExists',
+      );
+    }
+    try {
+      await this.#client.send(new CreateBucketCommand({ Bucket: name }), this.#call());
+    } catch (error) {
+      throw classify(error, this.#timeoutMs);
     }
   }
 
   async deleteBucket(name: string): Promise<void> {
     try {
-      await this.#client.send(new DeleteBucketCommand({ Bucket: name }));
+      await this.#client.send(new DeleteBucketCommand({ Bucket: name }), this.#call());
     } catch (error) {
-      throw classify(error);
+      throw classify(error, this.#timeoutMs);
     }
   }
 
@@ -100,6 +172,7 @@ export class S3Backend implements ObjectStoreBackend {
           ContinuationToken: options.cursor,
           MaxKeys: options.limit,
         }),
+        this.#call(),
       );
       return {
         objects: (page.Contents ?? []).map((object) => ({
@@ -112,18 +185,44 @@ export class S3Backend implements ObjectStoreBackend {
         nextCursor: page.IsTruncated ? (page.NextContinuationToken ?? null) : null,
       };
     } catch (error) {
-      throw classify(error);
+      throw classify(error, this.#timeoutMs);
     }
   }
 
   async deleteObjects(bucket: string, keys: string[]): Promise<DeleteResult[]> {
-    if (keys.length === 0) return [];
+    const results = new Map<string, DeleteResult>();
+    const batchable = keys.filter(xmlSafe);
+    for (let start = 0; start < batchable.length; start += DELETE_BATCH) {
+      for (const result of await this.#deleteBatch(bucket, batchable.slice(start, start + DELETE_BATCH))) {
+        results.set(result.key, result);
+      }
+    }
+    for (const key of keys) {
+      if (!xmlSafe(key) && !results.has(key)) results.set(key, await this.#deleteOne(bucket, key));
+    }
+    return keys.map((key) => results.get(key)!);
+  }
+
+  /** One key that a DeleteObjects XML body cannot carry: a plain DELETE, whose key is in the URL. */
+  async #deleteOne(bucket: string, key: string): Promise<DeleteResult> {
+    try {
+      await this.#client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), this.#call());
+      return { key, deleted: true };
+    } catch (error) {
+      const failure = classify(error, this.#timeoutMs);
+      if (failure.kind !== 'other') throw failure;
+      return { key, deleted: false, errorCode: failure.s3Code, errorMessage: failure.message };
+    }
+  }
+
+  async #deleteBatch(bucket: string, keys: string[]): Promise<DeleteResult[]> {
     try {
       const result = await this.#client.send(
         new DeleteObjectsCommand({
           Bucket: bucket,
           Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: false },
         }),
+        this.#call(),
       );
       const failed = new Map((result.Errors ?? []).map((error) => [error.Key ?? '', error]));
       return keys.map((key) => {
@@ -133,26 +232,25 @@ export class S3Backend implements ObjectStoreBackend {
           : { key, deleted: false, errorCode: error.Code, errorMessage: error.Message };
       });
     } catch (error) {
-      throw classify(error);
+      throw classify(error, this.#timeoutMs);
     }
   }
 
   async objectExists(bucket: string, key: string): Promise<boolean> {
     try {
-      await this.#client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      await this.#client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), this.#call());
       return true;
     } catch (error) {
-      const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
-      if (status === 404) return false;
-      throw classify(error);
+      if (statusOf(error) === 404) return false;
+      throw classify(error, this.#timeoutMs);
     }
   }
 
   async checkHealth(): Promise<void> {
     try {
-      await this.#client.send(new ListBucketsCommand({}));
+      await this.#client.send(new ListBucketsCommand({}), this.#call());
     } catch (error) {
-      throw classify(error);
+      throw classify(error, this.#timeoutMs);
     }
   }
 
