@@ -1,0 +1,205 @@
+import { createHash, createHmac } from 'node:crypto';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { E2eBackend } from '../global-setup.js';
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+function toBuffer(data: SourceData): Buffer {
+  if (typeof data === 'string') return Buffer.from(data, 'utf8');
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.from(data);
+}
+
+/** SHA-256 / HMAC-SHA-256 from node:crypto in the shape @smithy/signature-v4 expects. */
+class NodeSha256 {
+  readonly #secret: SourceData | undefined;
+  #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
+  constructor(secret?: SourceData) {
+    this.#secret = secret;
+    this.#hash = this.#fresh();
+  }
+  #fresh(): ReturnType<typeof createHash> | ReturnType<typeof createHmac> {
+    return this.#secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(this.#secret));
+  }
+  update(data: SourceData): void {
+    this.#hash.update(toBuffer(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.#hash.digest());
+  }
+  reset(): void {
+    this.#hash = this.#fresh();
+  }
+}
+
+export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+const hmac = (key: Buffer | string, data: string): Buffer => createHmac('sha256', key).update(data).digest();
+
+/** An SDK client for setting up test data (plain uploads, no trailing checksums: RGW 16 refuses them). */
+export function sdkClient(rgw: E2eBackend): S3Client {
+  return new S3Client({
+    endpoint: rgw.url,
+    region: rgw.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { requestTimeout: 30_000, throwOnRequestTimeout: true },
+  });
+}
+
+export interface RawRequest {
+  method: string;
+  /** Already percent-encoded, e.g. `/bucket/100%25`. */
+  path: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  /** Send the body with Transfer-Encoding: chunked and no Content-Length. */
+  chunked?: boolean;
+  /**
+   * Sign the body as STREAMING-AWS4-HMAC-SHA256-PAYLOAD (aws-chunked with chunk signatures) in
+   * chunks of this many bytes.
+   */
+  streamingChunkSize?: number;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+const encodeRfc3986 = (value: string): string =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** Sends one SigV4-signed request exactly as described, through node:http (no SDK in between). */
+export async function signedRequest(rgw: E2eBackend, raw: RawRequest): Promise<RawResponse> {
+  const url = new URL(rgw.url);
+  const signer = new SignatureV4({
+    service: 's3',
+    region: rgw.region,
+    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
+    sha256: NodeSha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+  const signingDate = new Date();
+  const body = raw.body === undefined ? undefined : Buffer.from(raw.body);
+  const headers: Record<string, string> = { host: url.host, ...raw.headers };
+  const size = raw.streamingChunkSize;
+  if (size !== undefined) {
+    headers['x-amz-content-sha256'] = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
+    headers['x-amz-decoded-content-length'] = String(body?.length ?? 0);
+    headers['content-encoding'] = 'aws-chunked';
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < (body?.length ?? 0); at += size) chunks.push(body!.subarray(at, at + size));
+    chunks.push(Buffer.alloc(0));
+    // the encoded length is known before signing: every chunk signature is 64 hex digits
+    const encodedLength = chunks.reduce(
+      (sum, chunk) =>
+        sum + chunk.length.toString(16).length + ';chunk-signature='.length + 64 + 4 + chunk.length,
+      0,
+    );
+    headers['content-length'] = String(encodedLength);
+    const signed = await signer.sign(
+      {
+        method: raw.method,
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: Number(url.port),
+        path: raw.path,
+        query: raw.query ?? {},
+        headers,
+      },
+      { signingDate },
+    );
+    const seed = /Signature=([0-9a-f]{64})/.exec(signed.headers.authorization ?? '')![1]!;
+    const amzDate = signed.headers['x-amz-date']!;
+    const day = amzDate.slice(0, 8);
+    const scope = `${day}/${rgw.region}/s3/aws4_request`;
+    const key = hmac(hmac(hmac(hmac(`AWS4${rgw.secretAccessKey}`, day), rgw.region), 's3'), 'aws4_request');
+    let previous = seed;
+    const parts: Buffer[] = [];
+    for (const chunk of chunks) {
+      const toSign = [
+        'AWS4-HMAC-SHA256-PAYLOAD',
+        amzDate,
+        scope,
+        previous,
+        sha256Hex(''),
+        sha256Hex(chunk),
+      ].join('\n');
+      previous = createHmac('sha256', key).update(toSign).digest('hex');
+      parts.push(
+        Buffer.from(`${chunk.length.toString(16)};chunk-signature=${previous}\r\n`),
+        chunk,
+        Buffer.from('\r\n'),
+      );
+    }
+    return send(url, raw, signed.headers, Buffer.concat(parts));
+  }
+  if (body !== undefined && !raw.chunked) headers['content-length'] = String(body.length);
+  headers['x-amz-content-sha256'] ??= body === undefined ? sha256Hex('') : sha256Hex(body);
+  const signed = await signer.sign(
+    {
+      method: raw.method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: raw.path,
+      query: raw.query ?? {},
+      headers,
+    },
+    { signingDate },
+  );
+  return send(url, raw, signed.headers, body);
+}
+
+function send(
+  url: URL,
+  raw: RawRequest,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+): Promise<RawResponse> {
+  const query = Object.entries(raw.query ?? {})
+    .map(([name, value]) => `${encodeRfc3986(name)}=${encodeRfc3986(value)}`)
+    .join('&');
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: Number(url.port),
+        method: raw.method,
+        path: query ? `${raw.path}?${query}` : raw.path,
+        headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
+    req.on('error', reject);
+    if (raw.chunked) req.setHeader('transfer-encoding', 'chunked');
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** The text of the first <Name>…</Name> element in an XML body, or null. */
+export function xmlElement(body: string, name: string): string | null {
+  const match = new RegExp(`<${name}>([^<]*)</${name}>|<${name}/>`).exec(body);
+  if (match === null) return null;
+  return match[1] ?? '';
+}
