@@ -257,7 +257,6 @@ rgw_crypt_require_ssl = false
 rgw_gc_obj_min_wait = 30
 rgw_gc_processor_period = 30
 rgw_gc_processor_max_time = 30
-rgw_lc_debug_interval = 10
 debug_rgw = $DEBUG_RGW
 EOF
 }
