@@ -1,0 +1,165 @@
+import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startTestGateway,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  type TestGateway,
+} from '../support/gateway.js';
+
+/**
+ * The product's main path through both planes, as a platform team would walk it: everything set up
+ * through the control plane, then observed through the storage endpoint with the real AWS SDK.
+ */
+describe('control plane and storage endpoint together', () => {
+  let gw: TestGateway;
+  let token: string;
+
+  async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+    const response = await fetch(`${gw.controlUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, json: text ? JSON.parse(text) : null };
+  }
+
+  function s3(credential: { accessKeyId: string; secret: string }): S3Client {
+    return new S3Client({
+      endpoint: gw.s3Url,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: credential.accessKeyId, secretAccessKey: credential.secret },
+      maxAttempts: 1,
+    });
+  }
+
+  async function s3Error(
+    promise: Promise<unknown>,
+  ): Promise<{ code: string; status: number; message: string }> {
+    try {
+      await promise;
+    } catch (error) {
+      if (error instanceof S3ServiceException) {
+        return { code: error.name, status: error.$metadata.httpStatusCode ?? 0, message: error.message };
+      }
+      throw error;
+    }
+    throw new Error('expected the storage endpoint to refuse');
+  }
+
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    const login = await fetch(`${gw.controlUrl}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+    });
+    expect(login.status).toBe(200);
+    token = ((await login.json()) as { access_token: string }).access_token;
+  });
+  afterAll(() => gw.stop());
+
+  it('walks the whole path', async () => {
+    const bucket = 'e2e-photos';
+    expect((await api('POST', '/v1/buckets', { name: bucket })).status).toBe(201);
+
+    const writer = await api('POST', '/v1/credentials', {
+      name: 'writer',
+      scope: { buckets: [bucket], level: 'read-write' },
+    });
+    expect(writer.status).toBe(201);
+    const reader = await api('POST', '/v1/credentials', {
+      name: 'reader',
+      scope: { buckets: [bucket], level: 'read-only' },
+    });
+    expect(reader.status).toBe(201);
+    const writerKey = {
+      accessKeyId: writer.json.accessKeyId as string,
+      secret: writer.json.secret as string,
+    };
+    const readerKey = {
+      accessKeyId: reader.json.accessKeyId as string,
+      secret: reader.json.secret as string,
+    };
+
+    // Upload with the read-write credential, read with the read-only one.
+    await s3(writerKey).send(new PutObjectCommand({ Bucket: bucket, Key: 'cat.txt', Body: 'meow' }));
+    const got = await s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }));
+    expect(await got.Body?.transformToString()).toBe('meow');
+
+    // The read-only credential cannot write.
+    expect(
+      await s3Error(s3(readerKey).send(new PutObjectCommand({ Bucket: bucket, Key: 'x', Body: 'x' }))),
+    ).toEqual({
+      code: 'AccessDenied',
+      status: 403,
+      message: 'Access to this bucket is denied.',
+    });
+
+    // Revoke: the id no longer exists.
+    expect((await api('DELETE', `/v1/credentials/${writerKey.accessKeyId}`)).status).toBe(204);
+    const revoked = await s3Error(
+      s3(writerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' })),
+    );
+    expect(revoked.code).toBe('InvalidAccessKeyId');
+    expect(revoked.status).toBe(403);
+
+    // Suspend the organisation: every storage request refused, nothing deleted.
+    const organisation = await api('GET', '/v1/me/organisation');
+    expect(organisation.status).toBe(200);
+    const organisationId = organisation.json.id as string;
+    expect(
+      (await api('POST', `/v1/organisations/${organisationId}/suspend`, { reason: 'unpaid invoice' })).status,
+    ).toBe(200);
+    const suspended = await s3Error(
+      s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' })),
+    );
+    expect(suspended.code).toBe('AccountProblem');
+    expect(suspended.status).toBe(403);
+
+    // Reinstate and read again: the data is still there.
+    expect((await api('POST', `/v1/organisations/${organisationId}/reinstate`)).status).toBe(200);
+    const again = await s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }));
+    expect(await again.Body?.transformToString()).toBe('meow');
+
+    // Presign a GET with the reader and fetch it with no SDK at all.
+    const presigned = await api('POST', `/v1/buckets/${bucket}/presign`, {
+      key: 'cat.txt',
+      method: 'GET',
+      expiresIn: 300,
+      accessKeyId: readerKey.accessKeyId,
+    });
+    expect(presigned.status).toBe(200);
+    const fetched = await fetch(presigned.json.url as string, { headers: presigned.json.headers ?? {} });
+    expect(fetched.status).toBe(200);
+    expect(await fetched.text()).toBe('meow');
+
+    // A CORS rule for one origin: its preflight passes, another origin's fails.
+    const cors = await api('PUT', `/v1/buckets/${bucket}/cors`, {
+      rules: [
+        { allowedOrigins: ['https://app.example'], allowedMethods: ['GET', 'PUT'], allowedHeaders: ['*'] },
+      ],
+    });
+    expect(cors.status).toBe(200);
+    const preflight = (origin: string) =>
+      fetch(`${gw.s3Url}/${bucket}/upload.bin`, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'PUT',
+          'access-control-request-headers': 'content-type',
+        },
+      });
+    const allowed = await preflight('https://app.example');
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const refused = await preflight('https://evil.example');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
