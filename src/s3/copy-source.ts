@@ -5,6 +5,10 @@
  * authorisation as any GET by this credential, and must exist: an UploadPartCopy from a missing
  * source whose key holds a `%` crashes Ceph RGW 16.2, and no tenant may take the shared backend
  * down. What is forwarded is re-encoded from the decoded parts, never the client's spelling.
+ *
+ * RGW 16.2.15 also aborts on an UploadPartCopy from an existing source whose key holds a `%`
+ * (correctly sent as `%25`; reproduced with the AWS SDK straight against RGW), so such part
+ * copies are refused outright. CopyObject from the same key works and is forwarded.
  */
 import type { ObjectStoreBackend } from '../backend/object-store.js';
 import type { AccessCache } from '../store/access-cache.js';
@@ -46,6 +50,11 @@ export function parseCopySource(header: string): CopySource {
   if (!isValidBucketName(bucket) || key === '' || Buffer.byteLength(key) > MAX_KEY_BYTES) throw invalid();
   if (hasDotSegment(key)) throw invalid();
   return { bucket, key, versionId };
+}
+
+/** Refuses part copies the shared backend cannot survive (see above). */
+export function assertPartCopySupported(source: CopySource): void {
+  if (source.key.includes('%')) throw new S3Error('UploadPartCopyPercentKey');
 }
 
 /** The header value the backend receives: `/bucket/key` with every segment SigV4-encoded. */

@@ -169,6 +169,11 @@ export const S3_ERRORS = {
     400,
     'Copy Source must mention the source bucket and key: sourcebucket/sourcekey, URL-encoded, without dot segments.',
   ),
+  UploadPartCopyPercentKey: entry(
+    'NotImplemented',
+    501,
+    'UploadPartCopy from a source key containing "%" is not supported; copy the object with CopyObject or upload the part.',
+  ),
   InvalidBucketName: entry('InvalidBucketName', 400, 'The specified bucket is not valid.'),
   InvalidURI: entry('InvalidURI', 400, "Couldn't parse the specified URI."),
   KeyTooLong: entry('KeyTooLongError', 400, 'Your key is too long.'),

@@ -18,7 +18,7 @@ import { authorise } from './authorise.js';
 import { enforceBans } from './bans.js';
 import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './bot-protection.js';
 import { renderBucketLocation } from './bucket-location.js';
-import { checkCopySource, parseCopySource } from './copy-source.js';
+import { assertPartCopySupported, checkCopySource, parseCopySource } from './copy-source.js';
 import { answerPreflight, applyCors } from './cors.js';
 import { createDependencies, type S3Dependencies } from './dependencies.js';
 import { isS3Error, S3Error } from './errors.js';
@@ -102,6 +102,7 @@ async function perform(
     case 'UploadPartCopy': {
       if (identity.kind !== 'credential') throw new S3Error('AnonymousAccessDenied');
       const copySource = parseCopySource(headerValue(headers, 'x-amz-copy-source') ?? '');
+      if (operation.name === 'UploadPartCopy') assertPartCopySupported(copySource);
       const { store, backend } = dependencies.context;
       await checkCopySource(copySource, identity.credential, store.cache, backend);
       return forwardToBackend(exchange, dependencies, { headers, payloadHash, copySource });

@@ -47,6 +47,7 @@ const REASONS: Partial<Record<S3ErrorKey, RefusalReason>> = {
   SignedStreamingNotImplemented: 'ban',
   AclNotImplemented: 'ban',
   InvalidCopySource: 'ban',
+  UploadPartCopyPercentKey: 'ban',
 };
 
 /** The refusals-metric reason of an error, or null when the error is not an edge refusal. */

@@ -512,7 +512,7 @@ describe('copy sources (decisions.md)', () => {
     }
   });
 
-  it('a missing source: NoSuchKey 404 (also for UploadPartCopy with a % in the key)', async () => {
+  it('a missing source: NoSuchKey 404, for CopyObject and UploadPartCopy', async () => {
     await expectS3Error(
       s3.send(new CopyObjectCommand({ Bucket: 'mine', Key: 'target', CopySource: 'mine/not-there' })),
       { code: 'NoSuchKey', status: 404, message: S3_ERRORS.NoSuchKey.message },
@@ -525,11 +525,30 @@ describe('copy sources (decisions.md)', () => {
           Key: 'assembled',
           UploadId: upload.UploadId,
           PartNumber: 1,
-          CopySource: 'mine/100%25-missing',
+          CopySource: 'mine/not-there',
         }),
       ),
       { code: 'NoSuchKey', status: 404 },
     );
+  });
+
+  it('UploadPartCopy from a key holding "%": NotImplemented 501, even when it exists (it aborts Ceph RGW 16.2)', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'mine', Key: '100%/real', Body: 'percent' }));
+    const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mine', Key: 'assembled' }));
+    for (const CopySource of ['mine/100%25/real', 'mine/100%25-missing']) {
+      await expectS3Error(
+        s3.send(
+          new UploadPartCopyCommand({
+            Bucket: 'mine',
+            Key: 'assembled',
+            UploadId: upload.UploadId,
+            PartNumber: 1,
+            CopySource,
+          }),
+        ),
+        { code: 'NotImplemented', status: 501, message: S3_ERRORS.UploadPartCopyPercentKey.message },
+      );
+    }
   });
 
   it("a source in another organisation's bucket or outside the scope: AccessDenied", async () => {

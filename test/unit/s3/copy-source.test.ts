@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectStoreBackend } from '../../../src/backend/object-store.js';
-import { checkCopySource, encodeCopySource, parseCopySource } from '../../../src/s3/copy-source.js';
+import {
+  assertPartCopySupported,
+  checkCopySource,
+  encodeCopySource,
+  parseCopySource,
+} from '../../../src/s3/copy-source.js';
 import type { AccessCache, BucketEntry } from '../../../src/store/access-cache.js';
 import type { CredentialRecord } from '../../../src/store/records.js';
 
@@ -63,6 +68,13 @@ describe('encodeCopySource', () => {
     expect(encodeCopySource({ bucket: 'photos', key: 'k', versionId: 'v 1' })).toBe(
       '/photos/k?versionId=v%201',
     );
+  });
+});
+
+describe('assertPartCopySupported', () => {
+  it('refuses part copies from keys holding "%", which abort Ceph RGW 16.2', () => {
+    expect(() => assertPartCopySupported(parseCopySource('photos/100%25'))).toThrow(/NotImplemented/);
+    expect(() => assertPartCopySupported(parseCopySource('photos/a%20b+c'))).not.toThrow();
   });
 });
 
