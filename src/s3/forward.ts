@@ -77,14 +77,20 @@ export async function forwardToBackend(
   const extra: Record<string, string> = {};
   if (LENGTH_REQUIRED.includes(exchange.method)) extra['content-length'] = String(length);
   if (options.copySource !== undefined) extra['x-amz-copy-source'] = encodeCopySource(options.copySource);
-  await dependencies.proxy.forward(exchange, {
-    spec: {
-      method: exchange.method,
-      path: backendPath(address),
-      query: backendQuery(address.query),
-      headers: forwardedRequestHeaders(options.headers, plan.forwardHeaders, extra),
-    },
-    body,
-    successHeaders: () => verifiedTrailerChecksum(plan),
-  });
+  try {
+    await dependencies.proxy.forward(exchange, {
+      spec: {
+        method: exchange.method,
+        path: backendPath(address),
+        query: backendQuery(address.query),
+        headers: forwardedRequestHeaders(options.headers, plan.forwardHeaders, extra),
+      },
+      body,
+      successHeaders: () => verifiedTrailerChecksum(plan),
+    });
+  } catch (error) {
+    // Nothing was forwarded; stop reading the body so the error answer is not stuck behind it.
+    body?.abort();
+    throw error;
+  }
 }
