@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { OpenApiDocument } from './models/system.js';
 
 /** Where `npm run generate:api` writes the document tsoa generates from the controllers. */
-export const OPENAPI_FILE = new URL('../../openapi/openapi.json', import.meta.url);
+const OPENAPI_FILE = new URL('../../openapi/openapi.json', import.meta.url);
 
 let cached: OpenApiDocument | null = null;
 

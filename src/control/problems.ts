@@ -71,7 +71,7 @@ export interface ProblemDocument {
   requestId?: string;
 }
 
-export function problemType(code: ProblemCode): string {
+function problemType(code: ProblemCode): string {
   return `urn:s3-gateway:problem:${code}`;
 }
 

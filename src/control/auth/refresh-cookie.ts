@@ -3,9 +3,9 @@ import type { Request } from 'express';
 import type { GatewayConfig } from '../../config/schema.js';
 import type { RequestOrigin } from './caller.js';
 
-export const REFRESH_COOKIE_NAME = 'gw_refresh';
+const REFRESH_COOKIE_NAME = 'gw_refresh';
 /** Sent only to the authentication endpoints that read it, never with ordinary API calls. */
-export const REFRESH_COOKIE_PATH = '/v1/auth';
+const REFRESH_COOKIE_PATH = '/v1/auth';
 
 export function readRefreshCookie(request: Request): string | null {
   const header = request.headers.cookie;

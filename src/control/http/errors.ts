@@ -65,7 +65,7 @@ function asProblem(error: unknown): ProblemError {
   return new ProblemError('internal_error', 'The request failed; the request id identifies it in the log.');
 }
 
-export function sendProblem(response: Response, problem: ProblemError): void {
+function sendProblem(response: Response, problem: ProblemError): void {
   response
     .status(problem.status)
     .set(problem.headers)

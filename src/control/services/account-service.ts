@@ -38,7 +38,7 @@ export class AccountService {
       target: caller.userId,
       details: { name },
     });
-    return this.me({ ...caller, name });
+    return this.me(caller);
   }
 
   /** Other sessions end: whoever else held this account's password is logged out. */

@@ -24,7 +24,7 @@ export function bucketNameProblem(name: string): string | null {
   return null;
 }
 
-export const CORS_METHODS: readonly string[] = ['GET', 'PUT', 'POST', 'DELETE', 'HEAD'];
+const CORS_METHODS: readonly string[] = ['GET', 'PUT', 'POST', 'DELETE', 'HEAD'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** scheme://host[:port], where one "*" may stand for part of the host (as S3 allows). */
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/i;
