@@ -1,6 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import S3rver from 's3rver';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 
 export interface EmbeddedS3 {
   readonly url: string;
@@ -11,18 +12,78 @@ export interface EmbeddedS3 {
 }
 
 /**
- * s3rver keeps objects as files under the data directory and accepts only its fixed key pair; it is
- * for trying the gateway out, not for production.
+ * Runs in the child: starts s3rver on an ephemeral loopback port, reports the port over IPC, and
+ * exits when the gateway goes away (the IPC channel closes), so no orphan keeps the port.
+ */
+const CHILD_SOURCE = `
+const S3rver = require(process.argv[1]);
+const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: process.argv[2] });
+server.run().then(
+  (address) => process.send({ port: address.port }),
+  (error) => { process.stderr.write(String((error && error.stack) || error)); process.exit(1); },
+);
+process.on('disconnect', () => server.close().finally(() => process.exit(0)));
+process.on('SIGTERM', () => server.close().finally(() => process.exit(0)));
+`;
+
+const START_TIMEOUT_MS = 20_000;
+
+/**
+ * The local-mode object store: s3rver, keeping objects as files under the data directory and
+ * accepting only its fixed key pair. It is for trying the gateway out, not for production.
+ *
+ * It runs in a child process because s3rver encrypts ListObjectsV2 continuation tokens with DES,
+ * which Node 24's OpenSSL 3 offers only with the legacy provider; enabling that for the gateway
+ * itself would widen what its own crypto accepts.
  */
 export async function startEmbeddedS3(directory: string): Promise<EmbeddedS3> {
   mkdirSync(directory, { recursive: true });
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-  const address = (await server.run()) as AddressInfo;
+  const s3rverEntry = createRequire(import.meta.url).resolve('s3rver');
+  const child = spawn(
+    process.execPath,
+    ['--openssl-legacy-provider', '-e', CHILD_SOURCE, s3rverEntry, path.resolve(directory)],
+    { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
+  );
+  const port = await waitForPort(child);
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: `http://127.0.0.1:${port}`,
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
     directory,
-    stop: () => server.close(),
+    stop: () => stopChild(child),
   };
+}
+
+function waitForPort(child: ChildProcess): Promise<number> {
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the embedded object store did not start within ${START_TIMEOUT_MS} ms`));
+    }, START_TIMEOUT_MS);
+    child.once('message', (message: { port?: number }) => {
+      clearTimeout(timer);
+      if (typeof message.port === 'number') resolve(message.port);
+      else reject(new Error('the embedded object store reported no port'));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the embedded object store exited (${code}) while starting: ${stderr.trim()}`));
+    });
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
