@@ -61,6 +61,8 @@ export const configSchema = z
       cookieSecure: z.enum(['auto', 'always', 'never']),
       jwtSecret: z.string().min(32, 'must be at least 32 characters').nullable(),
       loginRateLimitPerMinute: positiveInt,
+      /** Addresses or CIDRs (or express's names: loopback, uniquelocal) whose X-Forwarded-For is believed. */
+      trustedProxies: z.array(z.string().min(1)),
       tlsCertFile: z.string().min(1).nullable(),
       tlsKeyFile: z.string().min(1).nullable(),
     }),
@@ -151,6 +153,7 @@ export const ENVIRONMENT_VARIABLES: ReadonlyArray<{ name: string; path: string; 
   { name: 'GATEWAY_COOKIE_SECURE', path: 'control.cookieSecure', kind: 'string' },
   { name: 'GATEWAY_JWT_SECRET', path: 'control.jwtSecret', kind: 'string' },
   { name: 'GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE', path: 'control.loginRateLimitPerMinute', kind: 'int' },
+  { name: 'GATEWAY_TRUSTED_PROXIES', path: 'control.trustedProxies', kind: 'list' },
   { name: 'GATEWAY_CONTROL_TLS_CERT_FILE', path: 'control.tlsCertFile', kind: 'string' },
   { name: 'GATEWAY_CONTROL_TLS_KEY_FILE', path: 'control.tlsKeyFile', kind: 'string' },
   { name: 'GATEWAY_MASTER_KEY', path: 'security.masterKey', kind: 'string' },

@@ -18,6 +18,8 @@ export function createControlApp(context: GatewayContext): express.Express {
   const deps = createDependencies(context);
   const app = express();
   app.disable('x-powered-by');
+  const trustedProxies = context.config.control.trustedProxies;
+  app.set('trust proxy', trustedProxies.length > 0 ? trustedProxies : false);
   attachRuntime(app, { deps, services: createServices(deps) });
 
   app.use(requestContext(context));

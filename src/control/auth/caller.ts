@@ -30,7 +30,8 @@ export interface RequestOrigin {
 }
 
 export function originOf(request: Request): RequestOrigin {
-  const address = request.socket.remoteAddress ?? null;
+  // request.ip is the socket address unless GATEWAY_TRUSTED_PROXIES names the proxy in front.
+  const address = request.ip ?? request.socket.remoteAddress ?? null;
   const userAgent = request.get('user-agent');
   return {
     // IPv4 clients of a dual-stack listener appear as ::ffff:a.b.c.d.
