@@ -41,6 +41,8 @@ COPY openapi ./openapi
 COPY --from=build /app/dist ./dist
 # tsc does not copy the SQL files: store/migrate.ts reads them from ./migrations/ next to itself.
 COPY src/store/migrations ./dist/store/migrations
+# Likewise the embedded object store's child process (local mode only; plain JavaScript, not compiled).
+COPY src/backend/embedded-s3-child.cjs ./dist/backend/embedded-s3-child.cjs
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 9000 9001 9464

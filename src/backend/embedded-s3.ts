@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface EmbeddedS3 {
   readonly url: string;
@@ -11,20 +12,7 @@ export interface EmbeddedS3 {
   stop(): Promise<void>;
 }
 
-/**
- * Runs in the child: starts s3rver on an ephemeral loopback port, reports the port over IPC, and
- * exits when the gateway goes away (the IPC channel closes), so no orphan keeps the port.
- */
-const CHILD_SOURCE = `
-const S3rver = require(process.argv[1]);
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: process.argv[2] });
-server.run().then(
-  (address) => process.send({ port: address.port }),
-  (error) => { process.stderr.write(String((error && error.stack) || error)); process.exit(1); },
-);
-process.on('disconnect', () => server.close().finally(() => process.exit(0)));
-process.on('SIGTERM', () => server.close().finally(() => process.exit(0)));
-`;
+const CHILD_SCRIPT = fileURLToPath(new URL('./embedded-s3-child.cjs', import.meta.url));
 
 const START_TIMEOUT_MS = 20_000;
 
@@ -34,14 +22,15 @@ const START_TIMEOUT_MS = 20_000;
  *
  * It runs in a child process because s3rver encrypts ListObjectsV2 continuation tokens with DES,
  * which Node 24's OpenSSL 3 offers only with the legacy provider; enabling that for the gateway
- * itself would widen what its own crypto accepts.
+ * itself would widen what its own crypto accepts. The child also makes s3rver's writes atomic
+ * (embedded-s3-child.cjs).
  */
 export async function startEmbeddedS3(directory: string): Promise<EmbeddedS3> {
   mkdirSync(directory, { recursive: true });
   const s3rverEntry = createRequire(import.meta.url).resolve('s3rver');
   const child = spawn(
     process.execPath,
-    ['--openssl-legacy-provider', '-e', CHILD_SOURCE, s3rverEntry, path.resolve(directory)],
+    ['--openssl-legacy-provider', CHILD_SCRIPT, s3rverEntry, path.resolve(directory)],
     { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
   );
   const port = await waitForPort(child);

@@ -1,9 +1,9 @@
 /**
  * A body that fails verification never becomes an object, and never replaces one (decisions.md:
  * SHA-256 mismatch → XAmzContentSHA256Mismatch, checksum or Content-MD5 mismatch → BadDigest).
- * The requests are built by hand, since no SDK sends a corrupted body. The backend is the
- * recording one, which commits uploads atomically as S3 and RGW do, so "absent" means the gateway
- * never let a complete corrupted body through (plain s3rver keeps whatever bytes it was sent).
+ * The requests are built by hand, since no SDK sends a corrupted body. Every case runs twice: behind
+ * the recording backend, which also shows on the wire that no complete corrupted body left the
+ * gateway, and in plain local mode, whose embedded store commits only bodies that arrived whole.
  */
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
@@ -23,23 +23,14 @@ import {
   type RawResponse,
 } from '../../support/s3/raw-requests.js';
 
-let backend: RecordingBackend;
+/** The recording backend, or null while the cases run in plain local mode. */
+let backend: RecordingBackend | null;
 let gateway: TestGateway;
 let s3: S3Client;
 
-beforeAll(async () => {
-  backend = await startRecordingBackend();
-  gateway = await startTestGateway(backend.env);
-  s3 = pathStyleClient(gateway);
-  await createBucket(gateway, 'vault');
-});
-afterAll(async () => {
-  await gateway?.stop();
-  await backend?.stop();
-});
-
-/** Whether the backend ever received a complete upload body for this key. */
+/** Whether the recording backend ever received a complete upload body for this key. */
 function backendGotCompleteBody(key: string): boolean {
+  if (backend === null) return false;
   return backend.requests.some(
     (request) =>
       request.method === 'PUT' && request.target.split('?')[0] === `/vault/${key}` && request.bodyComplete,
@@ -113,122 +104,140 @@ const badDigest = {
   requestIdMatches: true,
 };
 
-describe('aws-chunked uploads with a trailing checksum', () => {
-  it('a correct trailer stores the decoded body and echoes the verified checksum', async () => {
-    const data = Buffer.alloc(200_000, 'z');
-    const response = await chunkedUpload('good.bin', data, crc32Base64(data));
-    expect(response.status).toBe(200);
-    expect(response.headers['x-amz-checksum-crc32']).toBe(crc32Base64(data));
-    expect(await contentOf('good.bin')).toBe(data.toString());
+describe.each(['recording backend', 'local mode'] as const)('behind the %s', (kind) => {
+  beforeAll(async () => {
+    backend = kind === 'recording backend' ? await startRecordingBackend() : null;
+    gateway = await startTestGateway(backend?.env ?? {});
+    s3 = pathStyleClient(gateway);
+    await createBucket(gateway, 'vault');
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await backend?.stop();
   });
 
-  it('a mutated body (CRC32 mismatch) is BadDigest and no object appears', async () => {
-    const data = Buffer.alloc(3 * 1024 * 1024, 'a');
-    const checksum = crc32Base64(data);
-    data[1_500_000] = 0x62;
-    expect(describeRawError(await chunkedUpload('mutated.bin', data, checksum))).toEqual(badDigest);
-    // Most of the 3 MiB went upstream as it arrived; the held-back tail never did.
-    const forwarded = backend.requests.find((request) => request.target.startsWith('/vault/mutated.bin'));
-    expect(forwarded?.bodyBytes).toBeGreaterThan(1024 * 1024);
-    expect(forwarded?.bodyBytes).toBeLessThan(data.length);
-    expect(backendGotCompleteBody('mutated.bin')).toBe(false);
-    await absent('mutated.bin');
-  });
-
-  it('a corrupted upload over an existing key leaves the object as it was', async () => {
-    await s3.send(new PutObjectCommand({ Bucket: 'vault', Key: 'precious.txt', Body: 'original' }));
-    const data = Buffer.from('replacement that got corrupted on the way');
-    expect(
-      describeRawError(await chunkedUpload('precious.txt', data, crc32Base64(Buffer.from('other')))),
-    ).toEqual(badDigest);
-    expect(await contentOf('precious.txt')).toBe('original');
-  });
-
-  it('broken chunk framing is refused and nothing is stored', async () => {
-    const data = Buffer.from('hello framing');
-    const broken = Buffer.from(`zz\r\n${data.toString()}\r\n0\r\n\r\n`);
-    const response = await chunkedUpload('framing.bin', data, '', broken);
-    expect(describeRawError(response)).toEqual({
-      status: 400,
-      code: 'InvalidRequest',
-      message: S3_ERRORS.InvalidChunkedEncoding.message,
-      requestIdMatches: true,
+  describe('aws-chunked uploads with a trailing checksum', () => {
+    it('a correct trailer stores the decoded body and echoes the verified checksum', async () => {
+      const data = Buffer.alloc(200_000, 'z');
+      const response = await chunkedUpload('good.bin', data, crc32Base64(data));
+      expect(response.status).toBe(200);
+      expect(response.headers['x-amz-checksum-crc32']).toBe(crc32Base64(data));
+      expect(await contentOf('good.bin')).toBe(data.toString());
     });
-    await absent('framing.bin');
+
+    it('a mutated body (CRC32 mismatch) is BadDigest and no object appears', async () => {
+      const data = Buffer.alloc(3 * 1024 * 1024, 'a');
+      const checksum = crc32Base64(data);
+      data[1_500_000] = 0x62;
+      expect(describeRawError(await chunkedUpload('mutated.bin', data, checksum))).toEqual(badDigest);
+      if (backend !== null) {
+        // Most of the 3 MiB went upstream as it arrived; the held-back tail never did.
+        const forwarded = backend.requests.find((request) => request.target.startsWith('/vault/mutated.bin'));
+        expect(forwarded?.bodyBytes).toBeGreaterThan(1024 * 1024);
+        expect(forwarded?.bodyBytes).toBeLessThan(data.length);
+      }
+      expect(backendGotCompleteBody('mutated.bin')).toBe(false);
+      await absent('mutated.bin');
+    });
+
+    it('a corrupted upload over an existing key leaves the object as it was', async () => {
+      await s3.send(new PutObjectCommand({ Bucket: 'vault', Key: 'precious.txt', Body: 'original' }));
+      const data = Buffer.from('replacement that got corrupted on the way');
+      expect(
+        describeRawError(await chunkedUpload('precious.txt', data, crc32Base64(Buffer.from('other')))),
+      ).toEqual(badDigest);
+      expect(await contentOf('precious.txt')).toBe('original');
+    });
+
+    it('broken chunk framing is refused and nothing is stored', async () => {
+      const data = Buffer.from('hello framing');
+      const broken = Buffer.from(`zz\r\n${data.toString()}\r\n0\r\n\r\n`);
+      const response = await chunkedUpload('framing.bin', data, '', broken);
+      expect(describeRawError(response)).toEqual({
+        status: 400,
+        code: 'InvalidRequest',
+        message: S3_ERRORS.InvalidChunkedEncoding.message,
+        requestIdMatches: true,
+      });
+      await absent('framing.bin');
+    });
+
+    it('a body shorter than its declared decoded length is IncompleteBody and nothing is stored', async () => {
+      const data = Buffer.from('only part of it');
+      const response = await putRaw('short.bin', {
+        payloadHash: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+        headers: {
+          'content-encoding': 'aws-chunked',
+          'x-amz-decoded-content-length': String(data.length + 100),
+          'x-amz-trailer': 'x-amz-checksum-crc32',
+        },
+        body: awsChunkedBody(data, 1024, { 'x-amz-checksum-crc32': crc32Base64(data) }),
+      });
+      expect(describeRawError(response)).toMatchObject({ status: 400, code: 'IncompleteBody' });
+      await absent('short.bin');
+    });
   });
 
-  it('a body shorter than its declared decoded length is IncompleteBody and nothing is stored', async () => {
-    const data = Buffer.from('only part of it');
-    const response = await putRaw('short.bin', {
-      payloadHash: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
-      headers: {
-        'content-encoding': 'aws-chunked',
-        'x-amz-decoded-content-length': String(data.length + 100),
-        'x-amz-trailer': 'x-amz-checksum-crc32',
-      },
-      body: awsChunkedBody(data, 1024, { 'x-amz-checksum-crc32': crc32Base64(data) }),
+  describe('signed payloads and checksum headers', () => {
+    it('a body that does not match x-amz-content-sha256 is XAmzContentSHA256Mismatch; the old object stays', async () => {
+      await s3.send(new PutObjectCommand({ Bucket: 'vault', Key: 'signed.txt', Body: 'first version' }));
+      const response = await putRaw('signed.txt', {
+        payloadHash: sha256Hex('what was signed'),
+        body: Buffer.from('what was sent!!'),
+      });
+      expect(describeRawError(response)).toEqual({
+        status: 400,
+        code: 'XAmzContentSHA256Mismatch',
+        message: S3_ERRORS.XAmzContentSHA256Mismatch.message,
+        requestIdMatches: true,
+      });
+      expect(await contentOf('signed.txt')).toBe('first version');
     });
-    expect(describeRawError(response)).toMatchObject({ status: 400, code: 'IncompleteBody' });
-    await absent('short.bin');
-  });
-});
 
-describe('signed payloads and checksum headers', () => {
-  it('a body that does not match x-amz-content-sha256 is XAmzContentSHA256Mismatch; the old object stays', async () => {
-    await s3.send(new PutObjectCommand({ Bucket: 'vault', Key: 'signed.txt', Body: 'first version' }));
-    const response = await putRaw('signed.txt', {
-      payloadHash: sha256Hex('what was signed'),
-      body: Buffer.from('what was sent!!'),
+    it('a wrong x-amz-checksum-crc32 header is BadDigest', async () => {
+      const body = Buffer.from('checked by header');
+      const response = await putRaw('crc-header.txt', {
+        payloadHash: 'UNSIGNED-PAYLOAD',
+        headers: { 'x-amz-checksum-crc32': crc32Base64(Buffer.from('something else')) },
+        body,
+      });
+      expect(describeRawError(response)).toEqual(badDigest);
+      await absent('crc-header.txt');
     });
-    expect(describeRawError(response)).toEqual({
-      status: 400,
-      code: 'XAmzContentSHA256Mismatch',
-      message: S3_ERRORS.XAmzContentSHA256Mismatch.message,
-      requestIdMatches: true,
-    });
-    expect(await contentOf('signed.txt')).toBe('first version');
-  });
 
-  it('a wrong x-amz-checksum-crc32 header is BadDigest', async () => {
-    const body = Buffer.from('checked by header');
-    const response = await putRaw('crc-header.txt', {
-      payloadHash: 'UNSIGNED-PAYLOAD',
-      headers: { 'x-amz-checksum-crc32': crc32Base64(Buffer.from('something else')) },
-      body,
+    it('a wrong Content-MD5 is BadDigest', async () => {
+      const response = await putRaw('md5.txt', {
+        payloadHash: 'UNSIGNED-PAYLOAD',
+        headers: { 'content-md5': createHash('md5').update('not the body').digest('base64') },
+        body: Buffer.from('the body'),
+      });
+      expect(describeRawError(response)).toEqual(badDigest);
+      await absent('md5.txt');
     });
-    expect(describeRawError(response)).toEqual(badDigest);
-    await absent('crc-header.txt');
-  });
 
-  it('a wrong Content-MD5 is BadDigest', async () => {
-    const response = await putRaw('md5.txt', {
-      payloadHash: 'UNSIGNED-PAYLOAD',
-      headers: { 'content-md5': createHash('md5').update('not the body').digest('base64') },
-      body: Buffer.from('the body'),
+    it('a client that goes away mid-upload leaves no object behind', async () => {
+      const body = Buffer.alloc(2 * 1024 * 1024, 'q');
+      await putRaw('abandoned.bin', { payloadHash: 'UNSIGNED-PAYLOAD', body, abortAfterBytes: 512 * 1024 });
+      const recording = backend;
+      if (recording !== null) {
+        await expect
+          .poll(() => recording.requests.some((request) => request.target.startsWith('/vault/abandoned.bin')))
+          .toBe(true);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(backendGotCompleteBody('abandoned.bin')).toBe(false);
+      await absent('abandoned.bin');
     });
-    expect(describeRawError(response)).toEqual(badDigest);
-    await absent('md5.txt');
-  });
 
-  it('a client that goes away mid-upload leaves no object behind', async () => {
-    const body = Buffer.alloc(2 * 1024 * 1024, 'q');
-    await putRaw('abandoned.bin', { payloadHash: 'UNSIGNED-PAYLOAD', body, abortAfterBytes: 512 * 1024 });
-    await expect
-      .poll(() => backend.requests.some((request) => request.target.startsWith('/vault/abandoned.bin')))
-      .toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(backendGotCompleteBody('abandoned.bin')).toBe(false);
-    await absent('abandoned.bin');
-  });
-
-  it('a correct signed payload with a correct checksum header is stored', async () => {
-    const body = Buffer.from('all verified');
-    const response = await putRaw('verified.txt', {
-      payloadHash: sha256Hex(body),
-      headers: { 'x-amz-checksum-crc32': crc32Base64(body) },
-      body,
+    it('a correct signed payload with a correct checksum header is stored', async () => {
+      const body = Buffer.from('all verified');
+      const response = await putRaw('verified.txt', {
+        payloadHash: sha256Hex(body),
+        headers: { 'x-amz-checksum-crc32': crc32Base64(body) },
+        body,
+      });
+      expect(response.status).toBe(200);
+      expect(await contentOf('verified.txt')).toBe('all verified');
     });
-    expect(response.status).toBe(200);
-    expect(await contentOf('verified.txt')).toBe('all verified');
   });
 });

@@ -1,0 +1,89 @@
+'use strict';
+/**
+ * The embedded object store's process (see embedded-s3.ts): s3rver on an ephemeral loopback port.
+ *
+ * s3rver writes an upload straight into the object's file, so a body cut off half-way (which is how
+ * the gateway refuses a body that failed its checksum) would replace the object with a fragment.
+ * Real object stores commit a body only once it has arrived whole; objects and parts are therefore
+ * written to a temporary file here and renamed into place only when the request completed.
+ *
+ * argv: <s3rver entry module> <data directory>
+ */
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const [s3rverEntry, directory] = process.argv.slice(2);
+const S3rver = require(s3rverEntry);
+const FilesystemStore = require(path.join(path.dirname(s3rverEntry), 'stores', 'filesystem.js'));
+
+/** Streams a request body to `finalPath` atomically; resolves to its size and MD5 (hex). */
+function writeWhole(content, finalPath) {
+  const temporary = `${finalPath}.partial-${crypto.randomBytes(6).toString('hex')}`;
+  const md5 = crypto.createHash('md5');
+  let size = 0;
+  return new Promise((resolve, reject) => {
+    const out = fs.createWriteStream(temporary);
+    let failed = false;
+    const fail = (error) => {
+      if (failed) return;
+      failed = true;
+      out.destroy();
+      fs.rm(temporary, { force: true }, () => reject(error));
+    };
+    content.on('data', (chunk) => {
+      md5.update(chunk);
+      size += chunk.length;
+    });
+    content.on('aborted', () => fail(new Error('upload aborted before its end')));
+    content.on('error', fail);
+    content.on('close', () => {
+      if (content.complete === false) fail(new Error('upload closed before its end'));
+    });
+    out.on('error', fail);
+    out.on('finish', () => {
+      if (failed) return;
+      if (content.complete === false) return fail(new Error('upload closed before its end'));
+      fs.rename(temporary, finalPath, (error) =>
+        error ? fail(error) : resolve({ size, md5: md5.digest('hex') }),
+      );
+    });
+    content.pipe(out);
+  });
+}
+
+const originalPutObject = FilesystemStore.prototype.putObject;
+FilesystemStore.prototype.putObject = async function putObject(object) {
+  // Buffers (multipart completion, copies) are whole already.
+  if (Buffer.isBuffer(object.content)) return originalPutObject.call(this, object);
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  await fs.promises.mkdir(path.dirname(objectPath), { recursive: true });
+  const { size, md5 } = await writeWhole(object.content, objectPath);
+  await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+  return { size, md5 };
+};
+
+FilesystemStore.prototype.putPart = async function putPart(bucket, uploadId, partNumber, content) {
+  const partPath = path.join(
+    this.getResourcePath(bucket, undefined, 'uploads'),
+    uploadId,
+    partNumber.toString(),
+  );
+  await fs.promises.mkdir(path.dirname(partPath), { recursive: true });
+  const { size, md5 } = await writeWhole(content, partPath);
+  await fs.promises.writeFile(`${partPath}.md5`, md5);
+  return { size, md5 };
+};
+
+const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+server.run().then(
+  (address) => process.send({ port: address.port }),
+  (error) => {
+    process.stderr.write(String((error && error.stack) || error));
+    process.exit(1);
+  },
+);
+// The gateway went away (the IPC channel closed) or asked us to stop: no orphan keeps the port.
+const stop = () => server.close().finally(() => process.exit(0));
+process.on('disconnect', stop);
+process.on('SIGTERM', stop);
