@@ -4,6 +4,7 @@
  * the access log line.
  */
 import type http from 'node:http';
+import type { RefusalReason } from '../observability/metrics.js';
 import { performance } from 'node:perf_hooks';
 import type { BucketEntry } from '../store/access-cache.js';
 import type { CredentialRecord, OrganisationRecord } from '../store/records.js';
@@ -54,6 +55,8 @@ export interface S3Exchange {
   headSentAt: number | null;
   /** The S3 error code of the response, '' on success. */
   errorCode: string;
+  /** Why the request was refused at the edge, when it was; counted once the response is over. */
+  refusalReason: RefusalReason | null;
   /** The access key the request named, verified or not (for the log, never a secret). */
   accessKeyId: string | null;
 }
@@ -81,6 +84,7 @@ export function createExchange(request: http.IncomingMessage, response: http.Ser
     bytesOut: 0,
     headSentAt: null,
     errorCode: '',
+    refusalReason: null,
     accessKeyId: null,
   };
 }

@@ -29,7 +29,6 @@ import { completeMultipartUpload } from './multipart.js';
 import { answerGetObjectAcl, answerPutObjectAcl } from './object-acl.js';
 import { observeExchange } from './observe.js';
 import { classifyOperation, type S3Operation } from './operation.js';
-import { refusalReasonOf } from './refusal.js';
 import { effectiveHeaders, headerValue, type HeaderMap } from './request-headers.js';
 import { sendError, sendHtml, sendXml } from './respond.js';
 
@@ -43,11 +42,11 @@ export function createS3Listener(context: GatewayContext): RequestListener {
 }
 
 async function handle(exchange: S3Exchange, dependencies: S3Dependencies): Promise<void> {
-  const { config, store, metrics } = dependencies.context;
+  const { config, store } = dependencies.context;
   const signed = isSigned(exchange);
   if (requiresChallenge(config.s3.botProtection, { signed, userAgent: exchange.headers['user-agent'] })) {
-    metrics.refusals.inc({ reason: 'bot_protection' });
     exchange.errorCode = 'BotChallenge';
+    exchange.refusalReason = 'bot_protection';
     sendHtml(exchange, CHALLENGE_STATUS, CHALLENGE_PAGE);
     return;
   }
@@ -113,10 +112,8 @@ async function perform(
 }
 
 function fail(exchange: S3Exchange, dependencies: S3Dependencies, error: unknown): void {
-  const { metrics, logger } = dependencies.context;
+  const { logger } = dependencies.context;
   if (isS3Error(error)) {
-    const reason = refusalReasonOf(error);
-    if (reason !== null) metrics.refusals.inc({ reason });
     sendError(exchange, error);
     return;
   }

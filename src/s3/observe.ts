@@ -26,6 +26,7 @@ export function observeExchange(exchange: S3Exchange, context: GatewayContext): 
     const status = exchange.response.headersSent ? exchange.response.statusCode : CLIENT_CLOSED;
 
     metrics.s3Requests.inc({ operation, status: String(status), code: exchange.errorCode });
+    if (exchange.refusalReason !== null) metrics.refusals.inc({ reason: exchange.refusalReason });
     metrics.s3Duration.observe({ operation }, seconds(exchange.startedAt, finishedAt));
     if (exchange.headSentAt !== null) {
       metrics.s3TimeToFirstByte.observe({ operation }, seconds(exchange.startedAt, exchange.headSentAt));

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { resourceOf } from './address.js';
 import { renderS3Error, type S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';
+import { refusalReasonOf } from './refusal.js';
 
 /** Unread request bodies up to this size are drained so the client reads our answer; larger ones cost a connection. */
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
@@ -64,6 +65,7 @@ function send(
 
 export function sendError(exchange: S3Exchange, error: S3Error): void {
   exchange.errorCode = error.code;
+  exchange.refusalReason = refusalReasonOf(error);
   const body = renderS3Error(
     error.definition,
     { requestId: exchange.id, resource: resourceOf(exchange.address) },

@@ -1,0 +1,183 @@
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RefusalReason } from '../../../src/observability/metrics.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { pathStyleClient } from '../../support/s3/clients.js';
+import { createBucket, createCredential, defaultOrganisation } from '../../support/s3/fixtures.js';
+import { sendRaw, signedHeaders } from '../../support/s3/raw-requests.js';
+
+const REASONS: RefusalReason[] = [
+  'signature',
+  'unknown_key',
+  'expired',
+  'scope',
+  'suspended',
+  'skew',
+  'presign_expired',
+  'malformed',
+  'ban',
+  'bot_protection',
+  'anonymous',
+  'checksum',
+];
+
+let gw: TestGateway;
+let s3: S3Client;
+
+async function scrape(): Promise<string> {
+  return (await fetch(`${gw.metricsUrl}/metrics`)).text();
+}
+
+/** The value of one series, 0 when it has not been created yet. */
+function valueOf(text: string, series: string): number {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+function refusals(text: string): Record<RefusalReason, number> {
+  return Object.fromEntries(
+    REASONS.map((reason) => [reason, valueOf(text, `gateway_s3_refusals_total{reason="${reason}"}`)]),
+  ) as Record<RefusalReason, number>;
+}
+
+/** Runs `action` and asserts that it moved the refusal counter of `reason` by one and no other. */
+async function expectRefusal(reason: RefusalReason, action: () => Promise<unknown>): Promise<void> {
+  const before = refusals(await scrape());
+  await action().catch(() => undefined);
+  const after = refusals(await scrape());
+  const moved = Object.fromEntries(
+    REASONS.filter((name) => after[name] !== before[name]).map((name) => [name, after[name] - before[name]]),
+  );
+  expect(moved).toEqual({ [reason]: 1 });
+}
+
+function rawGet(path: string, headers: Record<string, string>) {
+  return sendRaw(gw.s3Url, { method: 'GET', target: path, headers });
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  s3 = pathStyleClient(gw);
+  await createBucket(gw, 'metered');
+  await createBucket(gw, 'metered-public', { public: true });
+  await s3.send(new PutObjectCommand({ Bucket: 'metered', Key: 'a.txt', Body: 'hello metrics' }));
+});
+afterAll(() => gw.stop());
+
+describe('storage metrics after real traffic', () => {
+  it('count requests by operation, status and S3 code, with bytes and latency', async () => {
+    const before = await scrape();
+    await s3
+      .send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }))
+      .then((r) => r.Body?.transformToString());
+    await s3.send(new GetObjectCommand({ Bucket: 'metered', Key: 'missing.txt' })).catch(() => undefined);
+    const after = await scrape();
+    const ok = 'gateway_s3_requests_total{operation="GetObject",status="200",code=""}';
+    const missing = 'gateway_s3_requests_total{operation="GetObject",status="404",code="NoSuchKey"}';
+    expect(valueOf(after, ok) - valueOf(before, ok)).toBe(1);
+    expect(valueOf(after, missing) - valueOf(before, missing)).toBe(1);
+    const bytesOut = 'gateway_s3_bytes_out_total{operation="GetObject"}';
+    expect(valueOf(after, bytesOut) - valueOf(before, bytesOut)).toBeGreaterThanOrEqual(
+      'hello metrics'.length,
+    );
+    const ttfb = 'gateway_s3_time_to_first_byte_seconds_count{operation="GetObject"}';
+    expect(valueOf(after, ttfb) - valueOf(before, ttfb)).toBe(2);
+    const organisation = 'gateway_organisation_requests_total{organisation="default"}';
+    expect(valueOf(after, organisation) - valueOf(before, organisation)).toBe(2);
+    expect(valueOf(after, 'gateway_s3_in_flight_requests')).toBe(0);
+    expect(valueOf(after, 'gateway_s3_in_flight_streams')).toBe(0);
+  });
+
+  it('count each refusal under its own reason', async () => {
+    const wrongSecret = { accessKeyId: gw.credential.accessKeyId, secret: 'x'.repeat(40) };
+    await expectRefusal('signature', () =>
+      pathStyleClient(gw, wrongSecret).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' })),
+    );
+    const unknown = { accessKeyId: 'GWK1UNKNOWNUNKNOWN22', secret: 'y'.repeat(40) };
+    await expectRefusal('unknown_key', () =>
+      pathStyleClient(gw, unknown).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' })),
+    );
+    const expired = await createCredential(gw, { expiresAt: new Date(Date.now() - 60_000) });
+    await expectRefusal('expired', () =>
+      pathStyleClient(gw, expired).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' })),
+    );
+    const reader = await createCredential(gw, { scope: { buckets: ['metered'], level: 'read-only' } });
+    await expectRefusal('scope', () =>
+      pathStyleClient(gw, reader).send(new PutObjectCommand({ Bucket: 'metered', Key: 'b.txt', Body: 'b' })),
+    );
+    await expectRefusal('skew', async () =>
+      rawGet(
+        '/metered/a.txt',
+        await signedHeaders({
+          credential: gw.credential,
+          method: 'GET',
+          baseUrl: gw.s3Url,
+          path: '/metered/a.txt',
+          payloadHash: 'UNSIGNED-PAYLOAD',
+          signingDate: new Date(Date.now() - 60 * 60_000),
+        }),
+      ),
+    );
+    await expectRefusal('malformed', () =>
+      rawGet('/metered/a.txt', {
+        authorization: 'AWS4-HMAC-SHA256 Credential=nonsense',
+        'user-agent': 'test-client',
+      }),
+    );
+    await expectRefusal('presign_expired', async () => {
+      const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }), {
+        expiresIn: 1,
+        signingDate: new Date(Date.now() - 10_000),
+      });
+      return fetch(url);
+    });
+    await expectRefusal('ban', () =>
+      s3.send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt', IfNoneMatch: '"abc"' })),
+    );
+    await expectRefusal('bot_protection', () => rawGet('/metered-public/a.txt', {}));
+    await expectRefusal('anonymous', () => rawGet('/metered/a.txt', { 'user-agent': 'curl/8.0' }));
+    await expectRefusal('checksum', async () =>
+      sendRaw(gw.s3Url, {
+        method: 'PUT',
+        target: '/metered/c.txt',
+        headers: await signedHeaders({
+          credential: gw.credential,
+          method: 'PUT',
+          baseUrl: gw.s3Url,
+          path: '/metered/c.txt',
+          payloadHash: 'UNSIGNED-PAYLOAD',
+          headers: { 'x-amz-checksum-crc32': 'AAAAAA==' },
+        }),
+        body: 'not empty, so not that crc',
+      }),
+    );
+
+    const organisation = await defaultOrganisation(gw);
+    await gw.gateway.context.store.organisations.suspend(organisation.id, 'metrics test');
+    try {
+      await expectRefusal('suspended', () =>
+        s3.send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' })),
+      );
+    } finally {
+      await gw.gateway.context.store.organisations.reinstate(organisation.id);
+    }
+  });
+
+  it('count credential-cache hits, misses and invalidations', async () => {
+    const credential = await createCredential(gw);
+    const client = pathStyleClient(gw, credential);
+    const series = (event: string) =>
+      `gateway_credential_cache_events_total{kind="credential",event="${event}"}`;
+    const before = await scrape();
+    await client.send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }));
+    await client.send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }));
+    await gw.gateway.context.store.credentials.delete(credential.accessKeyId);
+    const after = await scrape();
+    expect(valueOf(after, series('miss')) - valueOf(before, series('miss'))).toBeGreaterThanOrEqual(1);
+    expect(valueOf(after, series('hit')) - valueOf(before, series('hit'))).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(after, series('invalidation')) - valueOf(before, series('invalidation')),
+    ).toBeGreaterThanOrEqual(1);
+  });
+});
