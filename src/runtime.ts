@@ -141,6 +141,7 @@ export async function startGateway(
         stopping ??= (async () => {
           const graceMs = config.shutdownGraceSeconds * 1000;
           await Promise.all(servers.map((server) => closeServer(server, graceMs)));
+          s3Listener.close();
           await backend.close();
           await store.close();
           await embedded?.stop();

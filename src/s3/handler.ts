@@ -25,6 +25,7 @@ import { isS3Error, S3Error } from './errors.js';
 import { createExchange, type Identity, type S3Exchange } from './exchange.js';
 import { forwardToBackend } from './forward.js';
 import { answerListBuckets } from './list-buckets.js';
+import { answerLiveness, isLivenessProbe } from './liveness.js';
 import { completeMultipartUpload } from './multipart.js';
 import { answerGetObjectAcl, answerPutObjectAcl } from './object-acl.js';
 import { observeExchange } from './observe.js';
@@ -32,13 +33,22 @@ import { classifyOperation, type S3Operation } from './operation.js';
 import { effectiveHeaders, headerValue, type HeaderMap } from './request-headers.js';
 import { sendError, sendHtml, sendXml } from './respond.js';
 
-export function createS3Listener(context: GatewayContext): RequestListener {
+/** The storage endpoint's request listener; `close()` releases its backend connections once the server drained. */
+export interface S3Listener extends RequestListener {
+  close(): void;
+}
+
+export function createS3Listener(context: GatewayContext): S3Listener {
   const dependencies = createDependencies(context);
-  return (request, response) => {
+  const storageDomain = context.config.s3.domain;
+  const listener: RequestListener = (request, response) => {
+    // Probes are answered before anything else and kept out of the request metrics.
+    if (isLivenessProbe(request, storageDomain)) return answerLiveness(request, response);
     const exchange = createExchange(request, response);
     observeExchange(exchange, context);
     handle(exchange, dependencies).catch((error: unknown) => fail(exchange, dependencies, error));
   };
+  return Object.assign(listener, { close: () => dependencies.agent.destroy() });
 }
 
 async function handle(exchange: S3Exchange, dependencies: S3Dependencies): Promise<void> {
