@@ -31,6 +31,14 @@ export function backendQuery(query: readonly QueryParameter[]): QueryParameter[]
 /** Methods whose upstream request needs an explicit length even when empty (else Node sends chunked). */
 const LENGTH_REQUIRED: readonly string[] = ['PUT', 'POST', 'DELETE'];
 
+/**
+ * Methods whose S3 operations take a request body. Any other request's body stays behind: Node
+ * frames no body on an upstream GET, HEAD or DELETE, so its bytes would reach the backend as a
+ * second, unsigned request on the shared connection (request smuggling), and none of those
+ * operations reads a body anyway.
+ */
+const BODY_METHODS: readonly string[] = ['PUT', 'POST'];
+
 export interface ForwardOptions {
   readonly headers: HeaderMap;
   readonly payloadHash: string | undefined;
@@ -51,6 +59,7 @@ async function prepareBody(exchange: S3Exchange, options: ForwardOptions): Promi
     return { body: bufferedBody(bytes), length: bytes.length, plan };
   }
   const plan = planBody(options.headers, { payloadHash: options.payloadHash });
+  if (!BODY_METHODS.includes(exchange.method)) return { body: null, length: 0, plan };
   if (!announcesBody(exchange.headers) || plan.drainBeforeForwarding) {
     // Nothing to hold back, so verify (an empty body against its hash or checksum) before forwarding.
     if (plan.transforms.length > 0) await readBody(exchange, plan, 0, 'IncompleteBody');

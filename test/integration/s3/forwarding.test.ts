@@ -182,6 +182,41 @@ describe('re-signed requests', () => {
     ]);
   });
 
+  it('never carry a body on GET, HEAD or DELETE: unframed, it would reach the backend as a second request', async () => {
+    await createBucket(gateway, 'fwd-public', { public: true });
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd-public', Key: 'kept', Body: 'still here' }));
+    const smuggled = 'DELETE /fwd-public/kept HTTP/1.1\r\nHost: backend\r\nContent-Length: 0\r\n\r\n';
+    for (const method of ['GET', 'HEAD', 'DELETE']) {
+      const path = `/fwd-public/smuggle-${method.toLowerCase()}`;
+      const headers = await signedHeaders({
+        credential: gateway.credential,
+        method,
+        baseUrl: gateway.s3Url,
+        path,
+        payloadHash: sha256Hex(smuggled),
+      });
+      await sendRaw(gateway.s3Url, { method, target: path, headers, body: smuggled });
+    }
+    // Anonymous readers of a public bucket need no credential at all.
+    const anonymous = { 'user-agent': 'smuggler/1' };
+    await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: '/fwd-public/kept',
+      headers: anonymous,
+      body: smuggled,
+    });
+    // Give a smuggled request time to arrive: the backend must have seen none, nor any body.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(requestsFor('/fwd-public/kept').map((request) => [request.method, request.bodyBytes])).toEqual([
+      ['PUT', 10],
+      ['GET', 0],
+    ]);
+    const smuggling = requestsFor('/fwd-public/smuggle-');
+    expect(smuggling.map((request) => request.method)).toEqual(['GET', 'HEAD', 'DELETE']);
+    expect(smuggling.map((request) => request.bodyBytes)).toEqual([0, 0, 0]);
+    expect(backend.requests.every((request) => request.signatureValid)).toBe(true);
+  });
+
   it('send the copy source re-encoded from its strict decoding', async () => {
     await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'source file', Body: 'copy me' }));
     await s3.send(new CopyObjectCommand({ Bucket: 'fwd', Key: 'copied', CopySource: '/fwd/source%20file' }));
