@@ -1,6 +1,7 @@
 import express from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { GatewayContext } from '../context.js';
+import { refuseStorageCredentials } from './auth/storage-credentials.js';
 import { createDependencies } from './dependencies.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { errorHandler, notFound, requireJsonBody } from './http/errors.js';
@@ -23,6 +24,7 @@ export function createControlApp(context: GatewayContext): express.Express {
   attachRuntime(app, { deps, services: createServices(deps) });
 
   app.use(requestContext(context));
+  app.use(refuseStorageCredentials);
   app.use(
     '/v1',
     requireJsonBody,

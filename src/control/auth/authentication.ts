@@ -16,14 +16,10 @@ function authorization(request: Request): { scheme: string; credentials: string 
     : { scheme: header.slice(0, space), credentials: header.slice(space + 1).trim() };
 }
 
-function carriesPresignedSignature(request: Request): boolean {
-  const query = request.query as Record<string, unknown>;
-  return Object.keys(query).some((name) => /^x-amz-(signature|credential)$/i.test(name));
-}
-
 /**
- * tsoa's authentication hook for `@Security('bearer')`. Storage credentials (SigV4 or any other
- * scheme) get a code of their own, so a caller learns that storage keys do not work here.
+ * tsoa's authentication hook for `@Security('bearer')`. SigV4 credentials never get here
+ * (storage-credentials.ts refuses them for the whole app); any other non-bearer scheme gets the
+ * same code of its own, so a caller learns that only bearer tokens work here.
  */
 export async function expressAuthentication(
   request: Request,
@@ -33,12 +29,6 @@ export async function expressAuthentication(
   if (securityName !== 'bearer') throw new Error(`unknown security scheme ${securityName}`);
   const header = authorization(request);
   if (header === null) {
-    if (carriesPresignedSignature(request)) {
-      throw new ProblemError(
-        'storage_credentials_not_accepted',
-        'Presigned storage URLs do not work on the control plane; log in and send a bearer token.',
-      );
-    }
     throw new ProblemError(
       'unauthenticated',
       'Send Authorization: Bearer <access_token> (from /v1/auth/login).',

@@ -75,6 +75,86 @@ describe('GET /v1/version and /v1/openapi.json', () => {
   });
 });
 
+describe('who needs a bearer token (control-plane.md)', () => {
+  /** The endpoints control-plane.md names as needing no token; every other one needs one. */
+  const OPEN = [
+    'POST /v1/auth/login',
+    'POST /v1/auth/refresh',
+    'POST /v1/auth/logout',
+    'POST /v1/auth/invitations/accept',
+    'POST /v1/auth/password-reset',
+    'GET /v1/health',
+    'GET /v1/version',
+    'GET /v1/openapi.json',
+  ];
+  const SIGV4 =
+    'AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, ' +
+    `SignedHeaders=host;x-amz-date, Signature=${'0'.repeat(64)}`;
+
+  async function servedOperations(): Promise<{ method: string; path: string; id: string }[]> {
+    const document = (await anonymous.get('/v1/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    return Object.entries(document.paths).flatMap(([template, item]) =>
+      Object.keys(item).map((method) => ({
+        method: method.toUpperCase(),
+        // Any value will do for a path parameter: authentication comes before the lookup.
+        path: template.replace(/\{[^}]+\}/g, 'some-id'),
+        id: `${method.toUpperCase()} ${template}`,
+      })),
+    );
+  }
+
+  it('answers 401 unauthenticated without a token, on every endpoint but the open ones', async () => {
+    const operations = await servedOperations();
+    expect(operations).toHaveLength(46);
+    for (const { method, path, id } of operations) {
+      const body = method === 'GET' ? undefined : {};
+      const response = await anonymous.request(method, path, { body });
+      if (OPEN.includes(id)) {
+        expect(response.status === 401 && response.body.code === 'unauthenticated', id).toBe(false);
+      } else {
+        expect({ id, status: response.status, code: response.body.code }).toEqual({
+          id,
+          status: 401,
+          code: 'unauthenticated',
+        });
+      }
+    }
+  });
+
+  it('refuses a storage credential with 401 storage_credentials_not_accepted wherever it is sent', async () => {
+    const presigned =
+      'X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=GWK1AAAAAAAAAAAAAAAA%2F20260101%2Fus-east-1%2Fs3%2Faws4_request' +
+      `&X-Amz-Signature=${'0'.repeat(64)}`;
+    interface Attempt {
+      id: string;
+      method: string;
+      path: string;
+      headers: Record<string, string>;
+    }
+    const requests = (await servedOperations()).flatMap(({ method, path, id }): Attempt[] => [
+      { id, method, path, headers: { authorization: SIGV4 } },
+      { id: `${id} (presigned)`, method, path: `${path}?${presigned}`, headers: {} },
+    ]);
+    // An S3 client pointed at the control plane by mistake: ListBuckets, PutObject, a presigned GET.
+    requests.push(
+      { id: 'ListBuckets', method: 'GET', path: '/', headers: { authorization: SIGV4 } },
+      { id: 'PutObject', method: 'PUT', path: '/bucket/key', headers: { authorization: SIGV4 } },
+      { id: 'presigned GetObject', method: 'GET', path: `/bucket/key?${presigned}`, headers: {} },
+    );
+    for (const { id, method, path, headers } of requests) {
+      const body = method === 'GET' ? undefined : {};
+      const response = await anonymous.request(method, path, { body, headers });
+      expect({ id, status: response.status, code: response.body.code }).toEqual({
+        id,
+        status: 401,
+        code: 'storage_credentials_not_accepted',
+      });
+    }
+  });
+});
+
 describe('the HTTP envelope', () => {
   it('answers unknown /v1 paths and methods with a 404 problem', async () => {
     for (const [method, path] of [
