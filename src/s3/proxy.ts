@@ -209,7 +209,8 @@ export class BackendProxy {
       (performance.now() - forwarding.startedAt) / 1000,
     );
     if (status >= 500) this.#settings.metrics.backendErrors.inc({ kind: '5xx' });
-    if (forwarding.settled || exchange.response.headersSent) {
+    // A client that hung up has nowhere to take the answer; piping into its closed response would throw.
+    if (forwarding.settled || exchange.response.headersSent || exchange.response.destroyed) {
       backendResponse.resume();
       return;
     }

@@ -1,7 +1,8 @@
 /**
  * An object store that is down, refuses connections, resets them or never answers: the client gets
  * a 503 ServiceUnavailable S3 error document within the backend timeout, never a hang or a crash,
- * and the gateway keeps serving.
+ * and the gateway keeps serving. A slow one whose answer arrives after the client hung up must not
+ * crash it either.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,16 +12,31 @@ import { S3_ERRORS } from '../../../src/s3/errors.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
+import { sendOnSocket, sendRaw } from '../../support/s3/raw-requests.js';
 
-type Behaviour = 'hang' | 'reset';
+type Behaviour = 'hang' | 'reset' | 'slow';
+
+/** How long the 'slow' backend takes to answer. */
+const SLOW_MS = 300;
 
 let behaviour: Behaviour = 'hang';
 let backend: http.Server;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  backend = http.createServer((request) => {
+  backend = http.createServer((request, response) => {
     if (behaviour === 'reset') request.socket.destroy();
+    else if (behaviour === 'slow') {
+      request.resume();
+      // An object, or an S3 error document: the two ways an answer is relayed.
+      const missing = (request.url ?? '').includes('missing');
+      setTimeout(() => {
+        response.writeHead(missing ? 404 : 200, {
+          'content-type': missing ? 'application/xml' : 'text/plain',
+        });
+        response.end(missing ? '<Error><Code>NoSuchKey</Code></Error>' : 'late');
+      }, SLOW_MS);
+    }
     // 'hang': read the request, never answer.
     else request.resume();
   });
@@ -32,6 +48,7 @@ beforeAll(async () => {
     GATEWAY_BACKEND_TIMEOUT_SECONDS: '1',
   });
   await createBucket(gateway, 'stranded', { inBackend: false });
+  await createBucket(gateway, 'stranded-public', { inBackend: false, public: true });
 });
 afterAll(async () => {
   await gateway?.stop();
@@ -64,6 +81,27 @@ describe('an object store that does not answer', () => {
       unavailable,
     );
     expect(await backendErrors('timeout')).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a slow answer that finds its client gone does not take the gateway down', async () => {
+    behaviour = 'slow';
+    const host = new URL(gateway.s3Url).host;
+    for (const method of ['GET', 'HEAD']) {
+      for (const key of ['here', 'missing']) {
+        // The request, then at once the end of the connection: the answer will have nowhere to go.
+        await sendOnSocket(
+          gateway.s3Url,
+          `${method} /stranded-public/${key} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: hang-up/1\r\n\r\n`,
+        );
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, SLOW_MS * 2));
+    const served = await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: '/stranded-public/here',
+      headers: { 'user-agent': 'still-there/1' },
+    });
+    expect({ status: served.status, body: served.body }).toEqual({ status: 200, body: 'late' });
   });
 
   it('a backend that resets connections is 503', async () => {

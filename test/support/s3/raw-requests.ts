@@ -5,6 +5,7 @@
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { TestCredential } from './fixtures.js';
 
@@ -78,6 +79,23 @@ export function sendRaw(baseUrl: string, request: RawRequest): Promise<RawRespon
       return;
     }
     outgoing.end(body);
+  });
+}
+
+/**
+ * Writes `text` on a fresh TCP connection and returns every byte the server sent until it closed
+ * the connection (send `Connection: close`). For what an HTTP client hides: a body after a HEAD
+ * response, requests no client library would frame that way.
+ */
+export function sendOnSocket(baseUrl: string, text: string): Promise<string> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.end(text);
   });
 }
 
