@@ -92,6 +92,7 @@ describe('an object store that does not answer', () => {
         await sendOnSocket(
           gateway.s3Url,
           `${method} /stranded-public/${key} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: hang-up/1\r\n\r\n`,
+          { hangUp: true },
         );
       }
     }

@@ -13,12 +13,29 @@ import {
   ListBucketsCommand,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
+  DeleteBucketCorsCommand,
+  DeleteBucketLifecycleCommand,
+  DeleteBucketPolicyCommand,
+  DeleteBucketReplicationCommand,
+  DeleteBucketTaggingCommand,
+  DeleteBucketWebsiteCommand,
+  HeadObjectCommand,
+  PutBucketAclCommand,
   PutBucketCorsCommand,
+  PutBucketEncryptionCommand,
   PutBucketLifecycleConfigurationCommand,
+  PutBucketLoggingCommand,
+  PutBucketNotificationConfigurationCommand,
+  PutBucketOwnershipControlsCommand,
   PutBucketPolicyCommand,
   PutBucketReplicationCommand,
+  PutBucketTaggingCommand,
+  PutBucketVersioningCommand,
   PutBucketWebsiteCommand,
+  PutObjectAclCommand,
   PutObjectCommand,
+  PutObjectLockConfigurationCommand,
+  PutPublicAccessBlockCommand,
   UploadPartCopyCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -33,7 +50,13 @@ import {
   createOrganisation,
   type TestCredential,
 } from '../../support/s3/fixtures.js';
-import { describeRawError, sendRaw, sha256Hex, signedHeaders } from '../../support/s3/raw-requests.js';
+import {
+  describeRawError,
+  sendOnSocket,
+  sendRaw,
+  sha256Hex,
+  signedHeaders,
+} from '../../support/s3/raw-requests.js';
 
 const EXPIRED_KEY = 'This access key has expired.';
 const BUCKET_DENIED = 'Access to this bucket is denied.';
@@ -92,7 +115,41 @@ describe('authentication', () => {
     const credential = await createCredential(gateway);
     await getExisting(client(credential));
     await gateway.gateway.context.store.credentials.delete(credential.accessKeyId);
-    await expectS3Error(getExisting(client(credential)), { code: 'InvalidAccessKeyId', status: 403 });
+    await expectS3Error(getExisting(client(credential)), {
+      code: 'InvalidAccessKeyId',
+      status: 403,
+      message: S3_ERRORS.InvalidAccessKeyId.message,
+    });
+  });
+
+  it('a signed header changed after signing (by a proxy): SignatureDoesNotMatch 403', async () => {
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'GET',
+      baseUrl: gateway.s3Url,
+      path: '/mine/existing.txt',
+      headers: { 'x-amz-meta-colour': 'blue', range: 'bytes=0-1' },
+      payloadHash: EMPTY_SHA256,
+    });
+    for (const [name, value] of [
+      ['x-amz-meta-colour', 'red'],
+      ['range', 'bytes=0-2'],
+    ] as const) {
+      const changed = { ...headers, [name]: value };
+      const response = await sendRaw(gateway.s3Url, {
+        method: 'GET',
+        target: '/mine/existing.txt',
+        headers: changed,
+      });
+      expect(describeRawError(response)).toEqual({
+        status: 403,
+        code: 'SignatureDoesNotMatch',
+        message: S3_ERRORS.SignatureDoesNotMatch.message,
+        requestIdMatches: true,
+      });
+    }
+    const unchanged = await sendRaw(gateway.s3Url, { method: 'GET', target: '/mine/existing.txt', headers });
+    expect(unchanged.status).toBe(206);
   });
 
   it('expired key: AccessDenied "This access key has expired."', async () => {
@@ -120,22 +177,38 @@ describe('authentication', () => {
     );
   });
 
-  it('clock more than fifteen minutes off: RequestTimeTooSkewed 403', async () => {
+  const signedGetAt = async (offsetMinutes: number) => {
     const headers = await signedHeaders({
       credential: gateway.credential,
       method: 'GET',
       baseUrl: gateway.s3Url,
       path: '/mine/existing.txt',
       payloadHash: EMPTY_SHA256,
-      signingDate: new Date(Date.now() - 20 * 60_000),
+      signingDate: new Date(Date.now() + offsetMinutes * 60_000),
     });
-    const response = await sendRaw(gateway.s3Url, { method: 'GET', target: '/mine/existing.txt', headers });
-    expect(describeRawError(response)).toEqual({
-      status: 403,
-      code: 'RequestTimeTooSkewed',
-      message: S3_ERRORS.RequestTimeTooSkewed.message,
-      requestIdMatches: true,
-    });
+    return sendRaw(gateway.s3Url, { method: 'GET', target: '/mine/existing.txt', headers });
+  };
+
+  it('clock more than fifteen minutes behind or ahead: RequestTimeTooSkewed 403', async () => {
+    for (const offset of [-16, 16, -20, 60]) {
+      expect(describeRawError(await signedGetAt(offset)), `${offset} minutes`).toEqual({
+        status: 403,
+        code: 'RequestTimeTooSkewed',
+        message: S3_ERRORS.RequestTimeTooSkewed.message,
+        requestIdMatches: true,
+      });
+    }
+  });
+
+  it('clock within fifteen minutes either way: served', async () => {
+    for (const offset of [-14.5, 14.5]) {
+      const response = await signedGetAt(offset);
+      expect({ offset, status: response.status, body: response.body }).toEqual({
+        offset,
+        status: 200,
+        body: 'here',
+      });
+    }
   });
 
   it('malformed Authorization: AccessDenied "The request signature is incomplete."', async () => {
@@ -143,6 +216,9 @@ describe('authentication', () => {
       'AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request',
       'AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1, SignedHeaders=host, Signature=abc',
       'FANCY-ALGORITHM Credential=x, SignedHeaders=host, Signature=abc',
+      `AWS4-HMAC-SHA256 SignedHeaders=host, Signature=${'0'.repeat(64)}`,
+      'AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=',
+      'AWS4-HMAC-SHA256',
     ]) {
       const response = await sendRaw(gateway.s3Url, {
         method: 'GET',
@@ -171,6 +247,41 @@ describe('authentication', () => {
     });
     expect(response.status).toBe(403);
     expect(response.continued).toBe(false);
+    const anonymous = await sendRaw(gateway.s3Url, {
+      method: 'PUT',
+      target: '/public-mine/never.txt',
+      headers: { 'user-agent': 'curl/8.5.0' },
+      body: Buffer.alloc(64 * 1024, 1),
+      expectContinue: true,
+    });
+    expect({ status: anonymous.status, continued: anonymous.continued }).toEqual({
+      status: 403,
+      continued: false,
+    });
+  });
+
+  it('an authenticated, authorised upload gets 100 Continue and is stored', async () => {
+    const body = Buffer.alloc(64 * 1024, 2);
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'PUT',
+      baseUrl: gateway.s3Url,
+      path: '/mine/continued.bin',
+      payloadHash: sha256Hex(body),
+    });
+    const response = await sendRaw(gateway.s3Url, {
+      method: 'PUT',
+      target: '/mine/continued.bin',
+      headers,
+      body,
+      expectContinue: true,
+    });
+    expect({ status: response.status, continued: response.continued }).toEqual({
+      status: 200,
+      continued: true,
+    });
+    const stored = await s3.send(new GetObjectCommand({ Bucket: 'mine', Key: 'continued.bin' }));
+    expect(Buffer.from(await stored.Body!.transformToByteArray())).toEqual(body);
   });
 });
 
@@ -181,23 +292,41 @@ describe('presigned URLs', () => {
       signingDate: new Date(Date.now() - 10 * 60_000),
     });
     const response = await sendRaw(gateway.s3Url, { method: 'GET', target: url.slice(gateway.s3Url.length) });
-    expect(describeRawError(response)).toMatchObject({
+    expect(describeRawError(response)).toEqual({
       status: 403,
       code: 'AccessDenied',
       message: PRESIGN_EXPIRED,
+      requestIdMatches: true,
     });
+  });
+
+  it('a lifetime of exactly seven days works, also when signed six days ago', async () => {
+    for (const signingDate of [new Date(), new Date(Date.now() - 6 * 86_400_000)]) {
+      const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'mine', Key: 'existing.txt' }), {
+        expiresIn: 604_800,
+        signingDate,
+      });
+      expect(url).toContain('X-Amz-Expires=604800');
+      const response = await sendRaw(gateway.s3Url, {
+        method: 'GET',
+        target: url.slice(gateway.s3Url.length),
+      });
+      expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: 'here' });
+    }
   });
 
   it('lifetime over seven days: AccessDenied before the signature is checked', async () => {
     const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'mine', Key: 'existing.txt' }), {
       expiresIn: 600,
     });
+    // The edited URL no longer matches its signature: only a check made before the signature's says this.
     const tooLong = url.slice(gateway.s3Url.length).replace('X-Amz-Expires=600', 'X-Amz-Expires=604801');
     const response = await sendRaw(gateway.s3Url, { method: 'GET', target: tooLong });
-    expect(describeRawError(response)).toMatchObject({
+    expect(describeRawError(response)).toEqual({
       status: 403,
       code: 'AccessDenied',
       message: S3_ERRORS.PresignedLifetimeTooLong.message,
+      requestIdMatches: true,
     });
   });
 });
@@ -270,26 +399,71 @@ describe('anonymous requests', () => {
       ...(body ? { body } : {}),
     });
 
-  it('may read objects of a public bucket', async () => {
+  it('may read objects of a public bucket with GET and HEAD', async () => {
     const response = await anonymous('/public-mine/open.txt');
     expect(response.status).toBe(200);
     expect(response.body).toBe('open data');
+    const head = await anonymous('/public-mine/open.txt', 'HEAD');
+    expect({ status: head.status, length: head.headers['content-length'] }).toEqual({
+      status: 200,
+      length: '9',
+    });
+    expect(describeRawError(await anonymous('/public-mine/missing.txt'))).toMatchObject({
+      status: 404,
+      code: 'NoSuchKey',
+    });
+    expect((await anonymous('/public-mine/missing.txt', 'HEAD')).status).toBe(404);
   });
 
   it('may not read a private bucket, list a public one, write, or list buckets', async () => {
     for (const [target, method] of [
       ['/mine/existing.txt', 'GET'],
+      ['/mine/existing.txt', 'HEAD'],
       ['/public-mine', 'GET'],
+      ['/public-mine', 'HEAD'],
       ['/public-mine/new.txt', 'PUT'],
+      ['/public-mine/open.txt', 'DELETE'],
+      ['/public-mine/open.txt?acl', 'GET'],
+      ['/public-mine/open.txt?tagging', 'GET'],
+      ['/public-mine/open.txt?tagging', 'PUT'],
+      ['/public-mine/upload.bin?uploads', 'POST'],
+      ['/public-mine?delete', 'POST'],
+      ['/public-mine?uploads', 'GET'],
       ['/', 'GET'],
     ] as const) {
       const response = await anonymous(target, method, method === 'PUT' ? 'data' : undefined);
-      expect(describeRawError(response)).toEqual({
-        status: 403,
-        code: 'AccessDenied',
-        message: S3_ERRORS.AnonymousAccessDenied.message,
-        requestIdMatches: true,
-      });
+      const expected =
+        method === 'HEAD'
+          ? { status: 403, code: undefined, message: undefined, requestIdMatches: false }
+          : {
+              status: 403,
+              code: 'AccessDenied',
+              message: S3_ERRORS.AnonymousAccessDenied.message,
+              requestIdMatches: true,
+            };
+      expect(describeRawError(response), `${method} ${target}`).toEqual(expected);
+    }
+    expect((await anonymous('/public-mine/open.txt')).body).toBe('open data');
+  });
+
+  it('HEAD answers carry no body, whatever the error', async () => {
+    const host = new URL(gateway.s3Url).host;
+    for (const [target, userAgent, status] of [
+      ['/mine/existing.txt', 'curl/8.5.0', '403 Forbidden'],
+      ['/public-mine/missing.txt', 'curl/8.5.0', '404 Not Found'],
+      ['/no-such-bucket/x', 'curl/8.5.0', '404 Not Found'],
+      ['/public-mine/x?versions', 'curl/8.5.0', '501 Not Implemented'],
+      // No User-Agent: the bot-protection challenge, an HTML page for GET.
+      ['/public-mine/open.txt', null, '403 Forbidden'],
+    ] as const) {
+      const agent = userAgent === null ? '' : `User-Agent: ${userAgent}\r\n`;
+      const answer = await sendOnSocket(
+        gateway.s3Url,
+        `HEAD ${target} HTTP/1.1\r\nHost: ${host}\r\n${agent}Connection: close\r\n\r\n`,
+      );
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head, target).toMatch(new RegExp(`^HTTP/1\\.1 ${status}\r\n`));
+      expect(body, target).toBe('');
     }
   });
 });
@@ -326,16 +500,22 @@ describe('suspended organisations: AccountProblem 403 for everything', () => {
       new GetObjectCommand({ Bucket: 'suspended-public', Key: 'k' }),
     );
     const response = await sendRaw(gateway.s3Url, { method: 'GET', target: url.slice(gateway.s3Url.length) });
-    expect(describeRawError(response)).toMatchObject({ status: 403, code: 'AccountProblem' });
+    expect(describeRawError(response)).toEqual({ ...accountProblem, requestIdMatches: true });
   });
 
-  it('public-bucket reads', async () => {
+  it('public-bucket reads, GET and HEAD', async () => {
     const response = await sendRaw(gateway.s3Url, {
       method: 'GET',
       target: '/suspended-public/k',
       headers: { 'user-agent': 'curl/8.5.0' },
     });
-    expect(describeRawError(response)).toMatchObject({ status: 403, code: 'AccountProblem' });
+    expect(describeRawError(response)).toEqual({ ...accountProblem, requestIdMatches: true });
+    const head = await sendRaw(gateway.s3Url, {
+      method: 'HEAD',
+      target: '/suspended-public/k',
+      headers: { 'user-agent': 'curl/8.5.0' },
+    });
+    expect(head.status).toBe(403);
   });
 
   it('a credential issued while suspended', async () => {
@@ -394,6 +574,58 @@ describe('operations the endpoint does not offer', () => {
         message: S3_ERRORS.MethodNotAllowed.message,
       });
     }
+  });
+
+  it('every other bucket configuration write or delete: MethodNotAllowed 405', async () => {
+    const Bucket = 'mine';
+    const commands = [
+      new PutBucketTaggingCommand({ Bucket, Tagging: { TagSet: [{ Key: 'k', Value: 'v' }] } }),
+      new DeleteBucketTaggingCommand({ Bucket }),
+      new PutBucketVersioningCommand({ Bucket, VersioningConfiguration: { Status: 'Enabled' } }),
+      new PutBucketEncryptionCommand({
+        Bucket,
+        ServerSideEncryptionConfiguration: {
+          Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+      }),
+      new PutBucketNotificationConfigurationCommand({ Bucket, NotificationConfiguration: {} }),
+      new PutBucketLoggingCommand({ Bucket, BucketLoggingStatus: {} }),
+      new PutBucketAclCommand({ Bucket, ACL: 'private' }),
+      new PutBucketOwnershipControlsCommand({
+        Bucket,
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      }),
+      new PutPublicAccessBlockCommand({
+        Bucket,
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true },
+      }),
+      new PutObjectLockConfigurationCommand({ Bucket, ObjectLockConfiguration: {} }),
+      new DeleteBucketCorsCommand({ Bucket }),
+      new DeleteBucketPolicyCommand({ Bucket }),
+      new DeleteBucketLifecycleCommand({ Bucket }),
+      new DeleteBucketWebsiteCommand({ Bucket }),
+      new DeleteBucketReplicationCommand({ Bucket }),
+    ];
+    for (const command of commands) {
+      await expectS3Error(s3.send(command as Parameters<S3Client['send']>[0]), {
+        code: 'MethodNotAllowed',
+        status: 405,
+        message: S3_ERRORS.MethodNotAllowed.message,
+      });
+    }
+    // Refused whoever asks: an anonymous caller and a read-only credential hear the same.
+    const anonymous = await sendRaw(gateway.s3Url, {
+      method: 'PUT',
+      target: '/public-mine?policy',
+      headers: { 'user-agent': 'curl/8.5.0' },
+      body: '{}',
+    });
+    expect(describeRawError(anonymous)).toEqual({
+      status: 405,
+      code: 'MethodNotAllowed',
+      message: S3_ERRORS.MethodNotAllowed.message,
+      requestIdMatches: true,
+    });
   });
 
   it('an operation not offered: NotImplemented 501', async () => {
@@ -468,7 +700,11 @@ describe('bans', () => {
     for (const path of [
       '/mine/a/../b.txt',
       '/mine/a/%2E%2E/b.txt',
+      '/mine/a/%2e%2E/b.txt',
+      '/mine/a/.%2e/b.txt',
       '/mine/%2e/b.txt',
+      '/mine/%2E',
+      '/mine/..%2Falso-mine%2Fb.txt',
       '/mine/..',
       '/mine/x/.',
     ]) {
@@ -492,6 +728,60 @@ describe('bans', () => {
     const metrics = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/gateway_s3_refusals_total\{reason="ban"\} [1-9]/);
   });
+
+  it('a dot inside a segment is fine: a.txt, ..a, a.., ...', async () => {
+    for (const key of ['a.txt', '..a', 'dir/a..', '...', '.hidden/.x', '%2E%2E%2E']) {
+      const path = `/mine/${key}`;
+      const headers = await signedHeaders({
+        credential: gateway.credential,
+        method: 'PUT',
+        baseUrl: gateway.s3Url,
+        path,
+        payloadHash: sha256Hex(key),
+      });
+      const response = await sendRaw(gateway.s3Url, { method: 'PUT', target: path, headers, body: key });
+      expect({ key, status: response.status }).toEqual({ key, status: 200 });
+    }
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'mine' }));
+    expect(listed.Contents?.map((object) => object.Key)).toEqual(
+      expect.arrayContaining(['a.txt', '..a', 'dir/a..', '...', '.hidden/.x']),
+    );
+  });
+
+  it('conditional HEADs are not refused: only GET is', async () => {
+    for (const condition of [{ IfNoneMatch: '"another-etag"' }, { IfModifiedSince: new Date(0) }]) {
+      const head = await s3.send(
+        new HeadObjectCommand({ Bucket: 'mine', Key: 'existing.txt', ...condition }),
+      );
+      expect(head.$metadata.httpStatusCode).toBe(200);
+    }
+  });
+});
+
+describe("ACLs other than the owner's full control (decisions.md)", () => {
+  it('a canned ACL or a grant header on an upload or ACL write: NotImplemented 501', async () => {
+    const refused = { code: 'NotImplemented', status: 501, message: S3_ERRORS.AclNotImplemented.message };
+    await expectS3Error(
+      s3.send(new PutObjectCommand({ Bucket: 'mine', Key: 'shared.txt', Body: 'x', ACL: 'public-read' })),
+      refused,
+    );
+    await expectS3Error(
+      s3.send(
+        new PutObjectCommand({ Bucket: 'mine', Key: 'shared.txt', Body: 'x', GrantRead: 'uri="AllUsers"' }),
+      ),
+      refused,
+    );
+    await expectS3Error(
+      s3.send(
+        new PutObjectAclCommand({ Bucket: 'mine', Key: 'existing.txt', GrantRead: 'id="someone-else"' }),
+      ),
+      refused,
+    );
+    const owned = await s3.send(
+      new PutObjectCommand({ Bucket: 'mine', Key: 'shared.txt', Body: 'x', ACL: 'private' }),
+    );
+    expect(owned.$metadata.httpStatusCode).toBe(200);
+  });
 });
 
 describe('copy sources (decisions.md)', () => {
@@ -512,6 +802,24 @@ describe('copy sources (decisions.md)', () => {
     }
   });
 
+  it('a malformed source for UploadPartCopy: InvalidArgument 400 too', async () => {
+    const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mine', Key: 'assembled' }));
+    for (const CopySource of ['mine/bad%zz', 'mine/', 'mine/x/./y']) {
+      await expectS3Error(
+        s3.send(
+          new UploadPartCopyCommand({
+            Bucket: 'mine',
+            Key: 'assembled',
+            UploadId: upload.UploadId,
+            PartNumber: 1,
+            CopySource,
+          }),
+        ),
+        { code: 'InvalidArgument', status: 400, message: S3_ERRORS.InvalidCopySource.message },
+      );
+    }
+  });
+
   it('a missing source: NoSuchKey 404, for CopyObject and UploadPartCopy', async () => {
     await expectS3Error(
       s3.send(new CopyObjectCommand({ Bucket: 'mine', Key: 'target', CopySource: 'mine/not-there' })),
@@ -528,7 +836,7 @@ describe('copy sources (decisions.md)', () => {
           CopySource: 'mine/not-there',
         }),
       ),
-      { code: 'NoSuchKey', status: 404 },
+      { code: 'NoSuchKey', status: 404, message: S3_ERRORS.NoSuchKey.message },
     );
   });
 

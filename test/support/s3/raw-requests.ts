@@ -85,9 +85,14 @@ export function sendRaw(baseUrl: string, request: RawRequest): Promise<RawRespon
 /**
  * Writes `text` on a fresh TCP connection and returns every byte the server sent until it closed
  * the connection (send `Connection: close`). For what an HTTP client hides: a body after a HEAD
- * response, requests no client library would frame that way.
+ * response, requests no client library would frame that way. `hangUp` ends the client's side of the
+ * connection right after the request, like a client that goes away before the answer.
  */
-export function sendOnSocket(baseUrl: string, text: string): Promise<string> {
+export function sendOnSocket(
+  baseUrl: string,
+  text: string,
+  options: { hangUp?: boolean } = {},
+): Promise<string> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname);
@@ -95,7 +100,8 @@ export function sendOnSocket(baseUrl: string, text: string): Promise<string> {
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-    socket.end(text);
+    if (options.hangUp) socket.end(text);
+    else socket.write(text);
   });
 }
 
