@@ -36,12 +36,17 @@ export function isValidBucketName(name: string): boolean {
   return BUCKET_NAME.test(name);
 }
 
-/** Host header to a lower-case host name without the port. */
+/**
+ * Host header to a lower-case host name without the port. A fully qualified name's trailing dot
+ * (`bucket.s3.example.com.`) names the same host: kept, it would make a virtual-hosted request
+ * look path-style, and its path's first segment would be taken for another bucket.
+ */
 export function hostName(hostHeader: string | undefined): string {
   const host = (hostHeader ?? '').trim().toLowerCase();
   if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
   const colon = host.lastIndexOf(':');
-  return colon === -1 ? host : host.slice(0, colon);
+  const name = colon === -1 ? host : host.slice(0, colon);
+  return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
 export function parseQuery(rawQuery: string): QueryParameter[] {

@@ -33,6 +33,20 @@ describe('resolveAddress', () => {
     expect(resolveAddress('PHOTOS.S3.EXAMPLE.COM', '/', DOMAIN)).toMatchObject({ bucket: 'photos', key: '' });
   });
 
+  it('reads a fully qualified Host (trailing dot) as the same name: never path-style by mistake', () => {
+    // Read path-style, this would be bucket "other", key "k": another bucket than the client meant.
+    expect(resolveAddress('photos.s3.example.com.:9000', '/other/k', DOMAIN)).toMatchObject({
+      style: 'virtual-hosted',
+      bucket: 'photos',
+      key: 'other/k',
+    });
+    expect(resolveAddress('s3.example.com.', '/photos/k', DOMAIN)).toMatchObject({
+      style: 'path',
+      bucket: 'photos',
+      key: 'k',
+    });
+  });
+
   it('accepts bucket names with dots path-style, and as a virtual host', () => {
     expect(resolveAddress('127.0.0.1:9000', '/my.dotted.bucket/k', DOMAIN)).toMatchObject({
       style: 'path',
@@ -100,6 +114,7 @@ describe('hostName and resourceOf', () => {
     expect(hostName('Bucket.S3.Example.com:443')).toBe('bucket.s3.example.com');
     expect(hostName('[::1]:9000')).toBe('[::1]');
     expect(hostName(undefined)).toBe('');
+    expect(hostName('Photos.S3.Example.com.:443')).toBe('photos.s3.example.com');
   });
 
   it('names the resource as S3 prints it', () => {
