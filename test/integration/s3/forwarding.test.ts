@@ -224,6 +224,23 @@ describe('re-signed requests', () => {
     expect(copy?.headers['x-amz-copy-source']).toBe('/fwd/source%20file');
   });
 
+  it('never carry a copy whose source is malformed or missing: the refusal comes first', async () => {
+    const refusals = [
+      { CopySource: 'fwd/bad%zz', code: 'InvalidArgument' },
+      { CopySource: 'fwd/a/../copied', code: 'InvalidArgument' },
+      { CopySource: 'fwd/', code: 'InvalidArgument' },
+      { CopySource: 'fwd/not-there', code: 'NoSuchKey' },
+      { CopySource: 'no-such-bucket/x', code: 'NoSuchBucket' },
+    ];
+    for (const { CopySource, code } of refusals) {
+      const call = s3.send(new CopyObjectCommand({ Bucket: 'fwd', Key: 'never-copied', CopySource }));
+      await expect(call).rejects.toMatchObject({ name: code });
+    }
+    // The existence check is a HEAD of the source; no copy (PUT) ever reached the backend.
+    expect(requestsFor('/fwd/never-copied')).toEqual([]);
+    expect(requestsFor('/fwd/not-there').map((request) => request.method)).toEqual(['HEAD']);
+  });
+
   it("pass backend error documents through with the gateway's request id", async () => {
     await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'part-source', Body: 'bytes' }));
     const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'fwd', Key: 'assembled' }));

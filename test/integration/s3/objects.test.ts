@@ -184,6 +184,16 @@ describe('virtual-hosted addressing', () => {
   });
 });
 
+describe('bucket names with dots (service-spec §4: they need path-style)', () => {
+  it('work path-style through the SDK', async () => {
+    await createBucket(gateway, 'my.dotted.bucket');
+    await s3.send(new PutObjectCommand({ Bucket: 'my.dotted.bucket', Key: 'k.txt', Body: 'dots' }));
+    expect(await text(s3, 'my.dotted.bucket', 'k.txt')).toBe('dots');
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'my.dotted.bucket' }));
+    expect(listed.Contents?.map((object) => object.Key)).toEqual(['k.txt']);
+  });
+});
+
 describe('presigned URLs', () => {
   it('GET works through a presigned URL and without any header signature', async () => {
     await s3.send(new PutObjectCommand({ Bucket: 'photos', Key: 'shared.txt', Body: 'shared secret' }));

@@ -723,8 +723,25 @@ describe('bans', () => {
         requestIdMatches: true,
       });
     }
+    // Virtual-hosted, the whole path is the key: `..` would climb out of the Host's bucket.
+    const virtualHost = `http://mine.${gateway.config.s3.domain}:${new URL(gateway.s3Url).port}`;
+    for (const path of ['/virtual-ok.txt', '/../also-mine/b.txt', '/%2E%2E/also-mine/b.txt']) {
+      const headers = await signedHeaders({
+        credential: gateway.credential,
+        method: 'PUT',
+        baseUrl: virtualHost,
+        path,
+        payloadHash: sha256Hex('dots'),
+      });
+      const response = await sendRaw(gateway.s3Url, { method: 'PUT', target: path, headers, body: 'dots' });
+      // The same signing is good for a key without dot segments.
+      if (path === '/virtual-ok.txt') expect(response.status).toBe(200);
+      else expect(describeRawError(response)).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    }
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'mine' }));
     expect(listed.Contents?.map((object) => object.Key)).not.toContain('b.txt');
+    const beside = await s3.send(new ListObjectsV2Command({ Bucket: 'also-mine' }));
+    expect(beside.KeyCount ?? 0).toBe(0);
     const metrics = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/gateway_s3_refusals_total\{reason="ban"\} [1-9]/);
   });

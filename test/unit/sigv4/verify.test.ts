@@ -414,6 +414,18 @@ describe('header-form verification', () => {
     });
   });
 
+  it('accepts a clock exactly fifteen minutes off either way, and refuses one second more', async () => {
+    const FIFTEEN_MINUTES = 15 * 60_000;
+    for (const direction of [-1, 1]) {
+      const signingDate = new Date(NOW.getTime() + direction * FIFTEEN_MINUTES);
+      const request = await signedRequest({ signingDate });
+      expect((await verifySigV4(request, lookup, OPTIONS)).ok, `${direction}`).toBe(true);
+      // The same request a second later (behind) or earlier (ahead) is over the limit.
+      const over = { ...request, now: new Date(NOW.getTime() - direction * 1000) };
+      expectFailure(await verifySigV4(over, lookup, OPTIONS), 'RequestTimeTooSkewed');
+    }
+  });
+
   it('accepts a clock 14 minutes off', async () => {
     const request = await signedRequest({ signingDate: new Date(NOW.getTime() - 14 * 60_000) });
     expect((await verifySigV4(request, lookup, OPTIONS)).ok).toBe(true);
@@ -625,6 +637,18 @@ describe('presigned verification', () => {
       expiresIn: 604_800,
     });
     expect((await verifySigV4(request, lookup, OPTIONS)).ok).toBe(true);
+  });
+
+  it('works up to the instant its lifetime ends, and not a millisecond after', async () => {
+    const signingDate = new Date(NOW.getTime() - 604_800_000);
+    const atTheEnd = await presignedRequest({ signingDate, expiresIn: 604_800 });
+    expect(await verifySigV4(atTheEnd, lookup, OPTIONS)).toMatchObject({ ok: true, expiresAt: NOW });
+    const after = await presignedRequest({
+      signingDate,
+      expiresIn: 604_800,
+      now: new Date(NOW.getTime() + 1),
+    });
+    expectFailure(await verifySigV4(after, lookup, OPTIONS), 'PresignedUrlExpired');
   });
 
   it('refuses an expired URL with PresignedUrlExpired', async () => {
