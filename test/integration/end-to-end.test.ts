@@ -116,11 +116,41 @@ describe('control plane and storage endpoint together', () => {
     expect(
       (await api('POST', `/v1/organisations/${organisationId}/suspend`, { reason: 'unpaid invoice' })).status,
     ).toBe(200);
-    const suspended = await s3Error(
-      s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' })),
-    );
-    expect(suspended.code).toBe('AccountProblem');
-    expect(suspended.status).toBe(403);
+    const accountProblem = {
+      code: 'AccountProblem',
+      status: 403,
+      message:
+        'There is a problem with your account that prevents the operation from completing successfully.',
+    };
+    expect(
+      await s3Error(s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))),
+    ).toEqual(accountProblem);
+    // A key issued while suspended changes nothing; creating a bucket is refused as suspended.
+    const issued = await api('POST', '/v1/credentials', {
+      name: 'issued while suspended',
+      scope: { buckets: ['*'], level: 'read-write' },
+    });
+    expect(issued.status).toBe(201);
+    const issuedKey = {
+      accessKeyId: issued.json.accessKeyId as string,
+      secret: issued.json.secret as string,
+    };
+    expect(
+      await s3Error(s3(issuedKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))),
+    ).toEqual(accountProblem);
+    const refusedBucket = await api('POST', '/v1/buckets', { name: 'e2e-during-suspension' });
+    expect({ status: refusedBucket.status, code: refusedBucket.json.code }).toEqual({
+      status: 403,
+      code: 'account_suspended',
+    });
+    // Public-bucket reads are refused too.
+    expect((await api('PATCH', `/v1/buckets/${bucket}`, { public: true })).status).toBe(200);
+    const publicRead = await fetch(`${gw.s3Url}/${bucket}/cat.txt`, {
+      headers: { 'user-agent': 'e2e-test/1' },
+    });
+    expect(publicRead.status).toBe(403);
+    expect(await publicRead.text()).toContain('<Code>AccountProblem</Code>');
+    expect((await api('PATCH', `/v1/buckets/${bucket}`, { public: false })).status).toBe(200);
 
     // Reinstate and read again: the data is still there.
     expect((await api('POST', `/v1/organisations/${organisationId}/reinstate`)).status).toBe(200);
