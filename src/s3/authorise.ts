@@ -32,6 +32,16 @@ async function loadOrganisation(
   return organisation;
 }
 
+/** A suspended organisation hears AccountProblem whatever it, or anyone reading its buckets, asks. */
+export async function assertOrganisationActive(
+  exchange: S3Exchange,
+  cache: AccessCache,
+  id: string,
+): Promise<void> {
+  const organisation = await loadOrganisation(exchange, cache, id);
+  if (organisation.status === 'suspended') throw new S3Error('AccountProblem');
+}
+
 /** The read check a copy source must also pass: same organisation, in scope, readable. */
 export function assertCredentialCovers(
   credential: CredentialRecord,
@@ -53,8 +63,7 @@ async function authoriseCredential(
   credential: CredentialRecord,
   operation: S3Operation,
 ): Promise<void> {
-  const organisation = await loadOrganisation(exchange, cache, credential.organisationId);
-  if (organisation.status === 'suspended') throw new S3Error('AccountProblem');
+  await assertOrganisationActive(exchange, cache, credential.organisationId);
   if (operation.level === 'service') return;
   const entry = await loadBucket(exchange, cache);
   if (entry === null) throw new S3Error('NoSuchBucket');
@@ -70,8 +79,7 @@ async function authoriseAnonymous(
   const entry = await loadBucket(exchange, cache);
   if (entry === null) throw new S3Error('NoSuchBucket');
   // Suspension refuses public reads too.
-  const organisation = await loadOrganisation(exchange, cache, entry.bucket.organisationId);
-  if (organisation.status === 'suspended') throw new S3Error('AccountProblem');
+  await assertOrganisationActive(exchange, cache, entry.bucket.organisationId);
   if (!entry.bucket.public || !operation.publicRead) throw new S3Error('AnonymousAccessDenied');
 }
 

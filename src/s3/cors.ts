@@ -7,7 +7,7 @@
  */
 import type { AccessCache } from '../store/access-cache.js';
 import type { CorsRule } from '../store/records.js';
-import { loadBucket } from './authorise.js';
+import { assertOrganisationActive, loadBucket } from './authorise.js';
 import { S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';
 import { sendEmpty } from './respond.js';
@@ -101,6 +101,8 @@ export async function answerPreflight(exchange: S3Exchange, cache: AccessCache):
   if (exchange.address?.bucket == null) throw new S3Error('CorsPreflightRefused');
   const entry = await loadBucket(exchange, cache);
   if (entry === null) throw new S3Error('NoSuchBucket');
+  // Every storage request of a suspended organisation is AccountProblem, a browser's preflight too.
+  await assertOrganisationActive(exchange, cache, entry.bucket.organisationId);
   const headers = requestedHeaders(exchange.headers['access-control-request-headers']);
   const rule = findCorsRule(entry.cors?.rules ?? [], origin, method.trim(), headers);
   if (rule === undefined) throw new S3Error('CorsPreflightRefused');

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3_ERRORS } from '../../../src/s3/errors.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { pathStyleClient } from '../../support/s3/clients.js';
-import { createBucket } from '../../support/s3/fixtures.js';
+import { createBucket, createOrganisation } from '../../support/s3/fixtures.js';
 import { describeRawError, sendRaw, sha256Hex, signedHeaders } from '../../support/s3/raw-requests.js';
 
 const APP = 'https://app.example.com';
@@ -89,6 +89,25 @@ describe('preflight', () => {
 
   it('fails with 403 on a bucket without CORS rules', async () => {
     expect(describeRawError(await preflight('/no-rules/file', APP, 'GET'))).toEqual(refused);
+  });
+
+  it("of a suspended organisation's bucket: AccountProblem, like every other storage request", async () => {
+    const { id } = await createOrganisation(gateway, 'suspended-cors');
+    await createBucket(gateway, 'suspended-uploads', {
+      organisationId: id,
+      public: true,
+      cors: [{ allowedOrigins: [APP], allowedMethods: ['GET', 'PUT'] }],
+    });
+    expect((await preflight('/suspended-uploads/new.jpg', APP, 'PUT')).status).toBe(200);
+    await gateway.gateway.context.store.organisations.suspend(id, 'unpaid');
+    const response = await preflight('/suspended-uploads/new.jpg', APP, 'PUT');
+    expect(describeRawError(response)).toEqual({
+      status: 403,
+      code: 'AccountProblem',
+      message: S3_ERRORS.AccountProblem.message,
+      requestIdMatches: true,
+    });
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('needs an Origin', async () => {
