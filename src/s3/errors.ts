@@ -174,6 +174,11 @@ export const S3_ERRORS = {
     501,
     'UploadPartCopy from a source key containing "%" is not supported; copy the object with CopyObject or upload the part.',
   ),
+  InvalidHeaderParameter: entry(
+    'InvalidArgument',
+    400,
+    'A query parameter that stands for a header holds characters no header can carry.',
+  ),
   InvalidBucketName: entry('InvalidBucketName', 400, 'The specified bucket is not valid.'),
   InvalidURI: entry('InvalidURI', 400, "Couldn't parse the specified URI."),
   KeyTooLong: entry('KeyTooLongError', 400, 'Your key is too long.'),

@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { QueryParameter } from './address.js';
+import { S3Error } from './errors.js';
 
 /** Query parameters that carry the presigned signature itself; never headers, never forwarded. */
 const PRESIGN_AUTH_PARAMETERS: ReadonlySet<string> = new Set([
@@ -41,12 +42,24 @@ function isIgnoredHoistedParameter(lowerName: string): boolean {
   return lowerName.startsWith('x-amz-checksum-') || lowerName === 'x-amz-sdk-checksum-algorithm';
 }
 
-/** Received headers plus hoisted query headers; a hoisted value wins, as S3 applies the signed URL. */
+/**
+ * What an HTTP header value may hold (Node's own rule for outgoing headers): tab, visible ASCII,
+ * space and Latin-1. A received header cannot break it, but a decoded query parameter can.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Received headers plus hoisted query headers; a hoisted value wins, as S3 applies the signed URL.
+ * A hoisted value no header can carry (CR/LF, control characters, beyond Latin-1) is the client's
+ * error: forwarded, it would fail as the upstream request is built.
+ */
 export function effectiveHeaders(headers: IncomingHttpHeaders, query: readonly QueryParameter[]): HeaderMap {
   const merged: Record<string, string | readonly string[] | undefined> = { ...headers };
   for (const parameter of query) {
     const name = parameter.name.toLowerCase();
-    if (isHoistedHeaderParameter(name) && !isIgnoredHoistedParameter(name)) merged[name] = parameter.value;
+    if (!isHoistedHeaderParameter(name) || isIgnoredHoistedParameter(name)) continue;
+    if (!HEADER_VALUE.test(parameter.value)) throw new S3Error('InvalidHeaderParameter');
+    merged[name] = parameter.value;
   }
   return merged;
 }

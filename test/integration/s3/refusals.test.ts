@@ -52,6 +52,7 @@ import {
 } from '../../support/s3/fixtures.js';
 import {
   describeRawError,
+  queryString,
   sendOnSocket,
   sendRaw,
   sha256Hex,
@@ -771,6 +772,34 @@ describe('bans', () => {
         new HeadObjectCommand({ Bucket: 'mine', Key: 'existing.txt', ...condition }),
       );
       expect(head.$metadata.httpStatusCode).toBe(200);
+    }
+  });
+});
+
+describe('query parameters standing for headers', () => {
+  it('holding what no header can carry: InvalidArgument 400, never a 500', async () => {
+    for (const value of ['a\r\nx-injected: yes', 'snow \u2603']) {
+      const query = { 'x-amz-meta-note': value };
+      const headers = await signedHeaders({
+        credential: gateway.credential,
+        method: 'PUT',
+        baseUrl: gateway.s3Url,
+        path: '/mine/noted.txt',
+        query,
+        payloadHash: sha256Hex('n'),
+      });
+      const response = await sendRaw(gateway.s3Url, {
+        method: 'PUT',
+        target: `/mine/noted.txt${queryString(query)}`,
+        headers,
+        body: 'n',
+      });
+      expect(describeRawError(response), JSON.stringify(value)).toEqual({
+        status: 400,
+        code: 'InvalidArgument',
+        message: S3_ERRORS.InvalidHeaderParameter.message,
+        requestIdMatches: true,
+      });
     }
   });
 });

@@ -22,6 +22,17 @@ describe('effectiveHeaders', () => {
     expect(effectiveHeaders({}, query)).toEqual({});
   });
 
+  it('refuses a hoisted value no header can carry (control characters, beyond Latin-1)', () => {
+    for (const value of ['a%0D%0Ab%3A%20c', 'nul%00', 'snow%E2%98%83']) {
+      expect(() => effectiveHeaders({}, parseQuery(`x-amz-meta-a=${value}`)), value).toThrow(
+        expect.objectContaining({ code: 'InvalidArgument', status: 400 }),
+      );
+    }
+    expect(effectiveHeaders({}, parseQuery('x-amz-meta-a=tab%09caf%C3%A9'))).toEqual({
+      'x-amz-meta-a': 'tab\tcafé',
+    });
+  });
+
   it('tells the presign authentication parameters apart, whatever their case', () => {
     expect(isPresignAuthParameter('X-Amz-Signature')).toBe(true);
     expect(isPresignAuthParameter('x-amz-content-sha256')).toBe(true);
