@@ -776,6 +776,98 @@ describe('bans', () => {
   });
 });
 
+describe('HTTP framing', () => {
+  const host = () => new URL(gateway.s3Url).host;
+  const statusLine = (answer: string) => answer.split('\r\n', 1)[0];
+
+  it('no Host, both Content-Length and Transfer-Encoding, an unknown method, huge headers: refused by HTTP', async () => {
+    const put = (framing: string) =>
+      `PUT /public-mine/framed.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${framing}\r\n`;
+    expect(
+      statusLine(
+        await sendOnSocket(
+          gateway.s3Url,
+          'GET /public-mine/open.txt HTTP/1.1\r\nUser-Agent: framing/1\r\n\r\n',
+        ),
+      ),
+    ).toBe('HTTP/1.1 400 Bad Request');
+    expect(
+      statusLine(
+        await sendOnSocket(
+          gateway.s3Url,
+          put('Content-Length: 5\r\nTransfer-Encoding: chunked\r\n') + '0\r\n\r\n',
+        ),
+      ),
+    ).toBe('HTTP/1.1 400 Bad Request');
+    expect(
+      statusLine(
+        await sendOnSocket(gateway.s3Url, `FROB /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\n\r\n`),
+      ),
+    ).toBe('HTTP/1.1 400 Bad Request');
+    const padding = `X-Padding: ${'p'.repeat(20 * 1024)}\r\n`;
+    expect(
+      statusLine(
+        await sendOnSocket(
+          gateway.s3Url,
+          `GET /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${padding}\r\n`,
+        ),
+      ),
+    ).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+  });
+
+  it('a method HTTP knows but S3 does not: NotImplemented 501', async () => {
+    for (const method of ['PATCH', 'PROPFIND', 'TRACE']) {
+      const response = await sendRaw(gateway.s3Url, {
+        method,
+        target: '/public-mine/open.txt',
+        headers: { 'user-agent': 'framing/1' },
+      });
+      expect(describeRawError(response), method).toEqual({
+        status: 501,
+        code: 'NotImplemented',
+        message: S3_ERRORS.OperationNotImplemented.message,
+        requestIdMatches: true,
+      });
+    }
+  });
+
+  it('a body longer than its Content-Length: the object is the declared bytes, the rest a separate request', async () => {
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'PUT',
+      baseUrl: gateway.s3Url,
+      path: '/mine/exact.txt',
+      payloadHash: sha256Hex('hello'),
+      headers: { 'content-length': '5' },
+    });
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const surplus = `DELETE /mine/existing.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\nConnection: close\r\n\r\n`;
+    const answer = await sendOnSocket(
+      gateway.s3Url,
+      `PUT /mine/exact.txt HTTP/1.1\r\n${head}\r\nhello${surplus}`,
+    );
+    // Two answers: the upload, then the surplus read as an unsigned request of its own, refused.
+    expect(answer.match(/^HTTP\/1\.1 \d{3}/gm)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 403']);
+    const stored = await s3.send(new GetObjectCommand({ Bucket: 'mine', Key: 'exact.txt' }));
+    expect(await stored.Body?.transformToString()).toBe('hello');
+    expect((await getExisting(s3)).$metadata.httpStatusCode).toBe(200);
+  });
+
+  it('escapes what a key holds in the error document it names', async () => {
+    const response = await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: '/mine/%3C%2FMessage%3E%3CCode%3EOops%3C%2FCode%3E%26',
+      headers: { 'user-agent': 'framing/1' },
+    });
+    expect(describeRawError(response)).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(response.body).toContain(
+      '<Resource>/mine/&lt;/Message&gt;&lt;Code&gt;Oops&lt;/Code&gt;&amp;</Resource>',
+    );
+  });
+});
+
 describe('query parameters standing for headers', () => {
   it('holding what no header can carry: InvalidArgument 400, never a 500', async () => {
     for (const value of ['a\r\nx-injected: yes', 'snow \u2603']) {

@@ -98,7 +98,8 @@ export function sendOnSocket(
     const socket = net.connect(Number(url.port), url.hostname);
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
+    // A server that refuses a request may reset the connection once it answered: the answer counts.
+    socket.on('error', (error) => (chunks.length === 0 ? reject(error) : undefined));
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
     if (options.hangUp) socket.end(text);
     else socket.write(text);
