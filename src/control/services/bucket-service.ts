@@ -129,13 +129,15 @@ export class BucketService {
     options: { prefix?: string; delimiter?: string; cursor?: string; limit?: number },
   ): Promise<ObjectListingView> {
     await this.bucketOf(requireMember(caller), name);
+    const cursor = decodeCursor(options.cursor) ?? undefined;
     const listing = await this.#deps.context.backend
       .listObjects(name, {
         prefix: options.prefix,
         delimiter: options.delimiter,
-        cursor: decodeCursor(options.cursor) ?? undefined,
+        cursor,
         limit: options.limit ?? DEFAULT_PAGE_SIZE,
       })
+      .catch((error: unknown) => rethrowRefusedCursor(error, cursor))
       .catch(rethrowMissingBucket);
     return {
       objects: listing.objects,
@@ -185,6 +187,17 @@ export class BucketService {
 
 function nameTaken(name: string): ProblemError {
   return new ProblemError('bucket_name_taken', `The bucket name "${name}" is taken; names are global.`);
+}
+
+/**
+ * Only the object store can tell whether a continuation token is one of its own: it refuses any
+ * other with InvalidArgument, which for the caller is a cursor this list never handed out.
+ */
+function rethrowRefusedCursor(error: unknown, cursor: string | undefined): never {
+  if (cursor !== undefined && error instanceof BackendError && error.s3Code === 'InvalidArgument') {
+    throw invalidField('cursor', 'is not a cursor this list handed out');
+  }
+  throw error;
 }
 
 function rethrowMissingBucket(error: unknown): never {

@@ -298,6 +298,10 @@ describe('objects', () => {
 
     expectInvalidFields(await member.get('/v1/buckets/objects-bucket/objects?limit=1001'), 'limit');
     expectInvalidFields(await member.get('/v1/buckets/objects-bucket/objects?limit=0'), 'limit');
+    // A cursor this list never handed out is the caller's mistake, not the object store's failure.
+    for (const cursor of ['garbage', Buffer.from('not a token').toString('base64url')]) {
+      expectInvalidFields(await member.get(`/v1/buckets/objects-bucket/objects?cursor=${cursor}`), 'cursor');
+    }
   });
 
   it('pages with an opaque cursor that wraps the object store continuation token', async () => {
