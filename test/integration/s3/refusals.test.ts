@@ -201,6 +201,27 @@ describe('authentication', () => {
     }
   });
 
+  it('signing regions: us-east-1 and auto are served, any other is AuthorizationHeaderMalformed 400', async () => {
+    const signedFor = async (region: string) => {
+      const headers = await signedHeaders({
+        credential: gateway.credential,
+        method: 'GET',
+        baseUrl: gateway.s3Url,
+        path: '/mine/existing.txt',
+        payloadHash: EMPTY_SHA256,
+        region,
+      });
+      return sendRaw(gateway.s3Url, { method: 'GET', target: '/mine/existing.txt', headers });
+    };
+    for (const region of ['us-east-1', 'auto']) expect((await signedFor(region)).status, region).toBe(200);
+    expect(describeRawError(await signedFor('eu-west-1'))).toEqual({
+      status: 400,
+      code: 'AuthorizationHeaderMalformed',
+      message: S3_ERRORS.AuthorizationHeaderMalformedRegion.message,
+      requestIdMatches: true,
+    });
+  });
+
   it('clock within fifteen minutes either way: served', async () => {
     for (const offset of [-14.5, 14.5]) {
       const response = await signedGetAt(offset);
