@@ -3,8 +3,8 @@
 #
 # Installs, from Debian 12's own packages, what the end-to-end suite needs, and only what is missing:
 #   ceph     ceph-mon ceph-osd radosgw ceph-common curl   (a real Ceph RGW, see scripts/ceph-rgw/up.sh)
-#   clients  awscli python3-boto3 s3cmd rclone             (real S3 clients driven by the tests)
-#   browser  chromium                                      (the control-plane UI checks)
+#   clients  awscli python3-boto3 s3cmd rclone curl        (real S3 clients driven by the tests)
+#   browser  chromium                                      (the browser upload test, via playwright-core)
 # GROUPs default to all three.  Safe to run repeatedly: when everything is installed it only prints
 # versions.  Needs root (or sudo) and apt; prints how long each step took.
 #
@@ -20,7 +20,7 @@ groups=("$@")
 packages_of() {
   case "$1" in
     ceph) echo ceph-mon ceph-osd radosgw ceph-common curl ;;
-    clients) echo awscli python3-boto3 s3cmd rclone ;;
+    clients) echo awscli python3-boto3 s3cmd rclone curl ;;
     browser) echo chromium ;;
     *) echo "unknown group '$1' (expected ceph, clients or browser)" >&2; return 2 ;;
   esac
