@@ -170,7 +170,8 @@ export function parsePresignedQuery(rawQuery: string): ParseResult<PresignedAuth
  */
 export function detectAuthForm(headers: RequestHeaders, rawTarget: string): AuthForm {
   const authorization = headerText(headers, 'authorization');
-  const hasHeader = authorization !== undefined && authorization.trim() !== '';
+  // A present but empty Authorization header is a malformed signature, not an anonymous request.
+  const hasHeader = authorization !== undefined;
   const presignMarkers: readonly string[] = [
     PRESIGN_PARAMS.algorithm,
     PRESIGN_PARAMS.credential,

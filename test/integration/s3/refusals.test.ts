@@ -241,6 +241,8 @@ describe('authentication', () => {
       `AWS4-HMAC-SHA256 SignedHeaders=host, Signature=${'0'.repeat(64)}`,
       'AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=',
       'AWS4-HMAC-SHA256',
+      // Present but empty: still a signature attempt, not an anonymous request.
+      '',
     ]) {
       const response = await sendRaw(gateway.s3Url, {
         method: 'GET',

@@ -182,6 +182,7 @@ describe('detectAuthForm', () => {
       'ambiguous',
     );
     expect(detectAuthForm({}, '/b/k?prefix=X-Amz-Signature')).toBe('anonymous');
-    expect(detectAuthForm({ authorization: '  ' }, '/b/k')).toBe('anonymous');
+    // Present but blank is a malformed signature (decisions.md), not an anonymous request.
+    expect(detectAuthForm({ authorization: '  ' }, '/b/k')).toBe('header');
   });
 });
