@@ -11,6 +11,7 @@ import type { GatewayContext } from './context.js';
 import { createControlApp } from './control/app.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { GatewayMetrics } from './observability/metrics.js';
+import { answerClientError } from './s3/client-error.js';
 import { createS3Listener } from './s3/handler.js';
 import { closeServer, createServer, listen, urlOf } from './server/listen.js';
 import { createMetricsListener } from './server/metrics-server.js';
@@ -83,10 +84,13 @@ export async function startGateway(
     const backend = opened.backend;
     const bootstrapped = await bootstrap(store, config);
 
-    const s3Server = createServer(() => undefined, {
-      certFile: config.s3.tlsCertFile,
-      keyFile: config.s3.tlsKeyFile,
-    });
+    // The storage pipeline refuses a missing Host itself, so that the answer is an S3 error document.
+    const s3Server = createServer(
+      () => undefined,
+      { certFile: config.s3.tlsCertFile, keyFile: config.s3.tlsKeyFile },
+      { requireHostHeader: false },
+    );
+    s3Server.on('clientError', answerClientError);
     const controlServer = createServer(() => undefined, {
       certFile: config.control.tlsCertFile,
       keyFile: config.control.tlsKeyFile,

@@ -80,6 +80,8 @@ function decodeKey(rawKey: string): string {
  * (the domain itself, an IP address, localhost) is path-style.
  */
 export function resolveAddress(hostHeader: string | undefined, rawTarget: string, domain: string): S3Address {
+  // SigV4 signs the Host, and virtual-hosted buckets live in it: a request without one addresses nothing.
+  if (hostHeader === undefined || hostHeader.trim() === '') throw new S3Error('MissingHostHeader');
   const { path: rawPath, query: rawQuery } = splitRequestTarget(rawTarget);
   if (!rawPath.startsWith('/')) throw new S3Error('InvalidURI');
   const query = parseQuery(rawQuery);

@@ -181,6 +181,18 @@ export const S3_ERRORS = {
   ),
   InvalidBucketName: entry('InvalidBucketName', 400, 'The specified bucket is not valid.'),
   InvalidURI: entry('InvalidURI', 400, "Couldn't parse the specified URI."),
+  MissingHostHeader: entry('InvalidRequest', 400, 'Missing required header for this request: Host'),
+  MalformedHttpRequest: entry('InvalidRequest', 400, 'The request is not valid HTTP/1.1.'),
+  UnsupportedMethod: entry(
+    'MethodNotAllowed',
+    405,
+    'The specified method is not allowed against this resource.',
+  ),
+  RequestHeaderSectionTooLarge: entry(
+    'RequestHeaderSectionTooLarge',
+    400,
+    'Your request header section exceeds the maximum allowed size.',
+  ),
   KeyTooLong: entry('KeyTooLongError', 400, 'Your key is too long.'),
   MalformedXML: entry(
     'MalformedXML',

@@ -12,12 +12,17 @@ export interface TlsFiles {
 }
 
 /** HTTPS when a certificate and key are configured, plain HTTP otherwise (loopback or behind a TLS load balancer). */
-export function createServer(listener: RequestListener, tls: TlsFiles): http.Server {
+export function createServer(
+  listener: RequestListener,
+  tls: TlsFiles,
+  extra: Pick<http.ServerOptions, 'requireHostHeader'> = {},
+): http.Server {
   const options: http.ServerOptions = {
     // Slow clients must not hold sockets forever; large uploads still stream (no total body timeout).
     headersTimeout: 60_000,
     requestTimeout: 0,
     keepAliveTimeout: 5_000,
+    ...extra,
   };
   if (tls.certFile !== null && tls.keyFile !== null) {
     return https.createServer(

@@ -41,7 +41,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3_ERRORS } from '../../../src/s3/errors.js';
+import { S3_ERRORS, type S3ErrorKey } from '../../../src/s3/errors.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import {
@@ -52,6 +52,7 @@ import {
 } from '../../support/s3/fixtures.js';
 import {
   describeRawError,
+  parseS3Error,
   queryString,
   sendOnSocket,
   sendRaw,
@@ -803,39 +804,43 @@ describe('HTTP framing', () => {
   const host = () => new URL(gateway.s3Url).host;
   const statusLine = (answer: string) => answer.split('\r\n', 1)[0];
 
-  it('no Host, both Content-Length and Transfer-Encoding, an unknown method, huge headers: refused by HTTP', async () => {
+  it('no Host, both Content-Length and Transfer-Encoding, an unknown method, huge headers: an S3 error document each', async () => {
     const put = (framing: string) =>
       `PUT /public-mine/framed.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${framing}\r\n`;
-    expect(
-      statusLine(
-        await sendOnSocket(
-          gateway.s3Url,
-          'GET /public-mine/open.txt HTTP/1.1\r\nUser-Agent: framing/1\r\n\r\n',
-        ),
-      ),
-    ).toBe('HTTP/1.1 400 Bad Request');
-    expect(
-      statusLine(
-        await sendOnSocket(
-          gateway.s3Url,
-          put('Content-Length: 5\r\nTransfer-Encoding: chunked\r\n') + '0\r\n\r\n',
-        ),
-      ),
-    ).toBe('HTTP/1.1 400 Bad Request');
-    expect(
-      statusLine(
-        await sendOnSocket(gateway.s3Url, `FROB /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\n\r\n`),
-      ),
-    ).toBe('HTTP/1.1 400 Bad Request');
     const padding = `X-Padding: ${'p'.repeat(20 * 1024)}\r\n`;
-    expect(
-      statusLine(
-        await sendOnSocket(
-          gateway.s3Url,
-          `GET /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${padding}\r\n`,
-        ),
-      ),
-    ).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    const cases: [string, string, S3ErrorKey][] = [
+      ['no Host', 'GET /public-mine/open.txt HTTP/1.1\r\nUser-Agent: framing/1\r\n\r\n', 'MissingHostHeader'],
+      [
+        'Content-Length with Transfer-Encoding',
+        put('Content-Length: 5\r\nTransfer-Encoding: chunked\r\n') + '0\r\n\r\n',
+        'MalformedHttpRequest',
+      ],
+      [
+        'unknown method',
+        `FROB /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\n\r\n`,
+        'UnsupportedMethod',
+      ],
+      [
+        'huge headers',
+        `GET /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${padding}\r\n`,
+        'RequestHeaderSectionTooLarge',
+      ],
+    ];
+    for (const [name, request, key] of cases) {
+      const answer = await sendOnSocket(gateway.s3Url, request);
+      const [head = '', body = ''] = answer.split('\r\n\r\n', 2);
+      const expected = S3_ERRORS[key];
+      expect({ name, status: Number(statusLine(head).split(' ')[1]) }).toEqual({
+        name,
+        status: expected.status,
+      });
+      const requestId = /^x-amz-request-id: (.+)$/im.exec(head)?.[1];
+      expect(parseS3Error(body), name).toEqual({
+        code: expected.code,
+        message: expected.message,
+        requestId,
+      });
+    }
   });
 
   it('a method HTTP knows but S3 does not: NotImplemented 501', async () => {

@@ -62,8 +62,15 @@ describe('resolveAddress', () => {
   it('treats the bare domain, IP addresses and other hosts as path-style', () => {
     expect(resolveAddress(DOMAIN, '/', DOMAIN)).toMatchObject({ style: 'path', bucket: null, key: '' });
     expect(resolveAddress('[::1]:9000', '/b-1/k', DOMAIN)).toMatchObject({ style: 'path', bucket: 'b-1' });
-    expect(resolveAddress(undefined, '/bucket', DOMAIN)).toMatchObject({ bucket: 'bucket', key: '' });
     expect(resolveAddress('localhost', '/bucket/', DOMAIN)).toMatchObject({ bucket: 'bucket', key: '' });
+  });
+
+  it('refuses a request without a Host', () => {
+    for (const host of [undefined, '', '  ']) {
+      expect(() => resolveAddress(host, '/bucket/key', DOMAIN)).toThrow(
+        expect.objectContaining({ key: 'MissingHostHeader' }),
+      );
+    }
   });
 
   it('keeps keys exactly: empty segments, dots inside names, a leading slash', () => {
