@@ -9,8 +9,12 @@ import { renderS3Error, type S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';
 import { refusalReasonOf } from './refusal.js';
 
-/** Unread request bodies up to this size are drained so the client reads our answer; larger ones cost a connection. */
-const DRAIN_LIMIT_BYTES = 1024 * 1024;
+/**
+ * How much of a refused request's body is read and thrown away, and for how long, so the client can
+ * finish sending and read the answer; past either the connection is cut.
+ */
+const DRAIN_LIMIT_BYTES = 4 * 1024 * 1024;
+const DRAIN_DEADLINE_MS = 10_000;
 
 export function writeHead(exchange: S3Exchange, status: number, headers: http.OutgoingHttpHeaders): boolean {
   const { response } = exchange;
@@ -30,18 +34,29 @@ export function countBytesOut(exchange: S3Exchange, bytes: number): void {
 }
 
 /**
- * A request answered before its body was read: a client still waiting for `100 Continue` will
- * never send it, and a large body is not worth reading, so the connection closes after the
- * answer; a small body is drained so the client can finish sending and read the answer.
+ * A request answered before its body was read. A client still waiting for `100 Continue` will never
+ * send the body, so the connection simply closes after the answer. Any other client is still
+ * sending: closing at once would make its next write meet a reset that can discard our answer
+ * before it is read (RFC 9112 §9.6), so the rest of the body is read and discarded, within a byte
+ * and time budget, and the connection stays usable when the body ends in time.
  */
 export function abandonRequestBody(exchange: S3Exchange): void {
   const { request, response } = exchange;
   if (request.complete || request.destroyed) return;
-  const declared = Number(request.headers['content-length'] ?? Number.NaN);
-  const waitingForContinue = exchange.expectsContinue && !exchange.continueSent;
-  if (waitingForContinue || !(declared <= DRAIN_LIMIT_BYTES)) {
+  if (exchange.expectsContinue && !exchange.continueSent) {
     if (!response.headersSent) response.setHeader('connection', 'close');
+    request.resume();
+    return;
   }
+  let drained = 0;
+  const cut = () => request.socket.destroy();
+  const deadline = setTimeout(cut, DRAIN_DEADLINE_MS);
+  deadline.unref();
+  request.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT_BYTES) cut();
+  });
+  request.once('close', () => clearTimeout(deadline));
   request.resume();
 }
 

@@ -2,6 +2,7 @@
  * One test per refusal rule of the storage endpoint (service-spec §3, §4, §5, §7; decisions.md),
  * each asserting the exact S3 code, HTTP status and message.
  */
+import net from 'node:net';
 import {
   CopyObjectCommand,
   CreateBucketCommand,
@@ -830,7 +831,7 @@ describe('HTTP framing', () => {
       const answer = await sendOnSocket(gateway.s3Url, request);
       const [head = '', body = ''] = answer.split('\r\n\r\n', 2);
       const expected = S3_ERRORS[key];
-      expect({ name, status: Number(statusLine(head).split(' ')[1]) }).toEqual({
+      expect({ name, status: Number((statusLine(head) ?? '').split(' ')[1]) }).toEqual({
         name,
         status: expected.status,
       });
@@ -841,6 +842,35 @@ describe('HTTP framing', () => {
         requestId,
       });
     }
+  });
+
+  it('a refused upload still arriving in pieces: the body is read to its end, the answer is read, the connection lives on', async () => {
+    const socket = net.connect(Number(new URL(gateway.s3Url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const writeFailures: string[] = [];
+    socket.on('error', (error) => writeFailures.push(error.message));
+    // An anonymous chunked upload to a private bucket, as the SDKs stream unknown-length bodies.
+    socket.write(
+      `PUT /mine/streamed.bin HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: repro/1.0\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
+    for (let piece = 0; piece < 4; piece += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      socket.write(`400\r\n${'x'.repeat(1024)}\r\n`);
+    }
+    socket.write('0\r\n\r\n');
+    await expect.poll(() => received.includes('</Error>')).toBe(true);
+    const [head = '', body = ''] = received.split('\r\n\r\n', 2);
+    expect(statusLine(head)).toBe('HTTP/1.1 403 Forbidden');
+    expect(parseS3Error(body)).toMatchObject({ code: 'AccessDenied' });
+    expect(head.toLowerCase()).not.toContain('connection: close');
+    // The same connection serves the next request.
+    received = '';
+    socket.write(`GET /_gateway/live HTTP/1.1\r\nHost: ${host()}\r\n\r\n`);
+    await expect.poll(() => received.includes('live')).toBe(true);
+    expect(writeFailures).toEqual([]);
+    socket.destroy();
   });
 
   it('a method HTTP knows but S3 does not: NotImplemented 501', async () => {
