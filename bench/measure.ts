@@ -1,0 +1,100 @@
+/** Timing loops, percentiles and the result shapes every benchmark reports. */
+import { performance } from 'node:perf_hooks';
+
+export const MiB = 1024 * 1024;
+export const GiB = 1024 * MiB;
+
+export interface Target {
+  readonly kind: 'min' | 'max';
+  readonly limit: number;
+  /** The named constant in targets.ts, where the reasoning is. */
+  readonly constant: string;
+}
+
+/** One measured value held against a target. */
+export interface Check {
+  readonly name: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly target: Target;
+}
+
+export function passes(check: Check): boolean {
+  return check.target.kind === 'min' ? check.value >= check.target.limit : check.value <= check.target.limit;
+}
+
+/** What one benchmark reports: a table for people, checks for the exit code, raw data for the JSON. */
+export interface Section {
+  readonly title: string;
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly (string | number)[])[];
+  readonly checks: readonly Check[];
+  readonly notes?: readonly string[];
+  readonly data: unknown;
+}
+
+export interface Throughput {
+  readonly ops: number;
+  readonly seconds: number;
+  readonly opsPerSecond: number;
+  /** CPU time this process used meanwhile (user + system). */
+  readonly cpuSeconds: number;
+  /**
+   * Ops per CPU-second: what one core does when it is not shared. Robust to other load on the
+   * machine, unlike `opsPerSecond`, so targets use it.
+   */
+  readonly opsPerCpuSecond: number;
+}
+
+/** CPU seconds (user + system) this process has used since `since`. */
+export function cpuSecondsSince(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+}
+
+/**
+ * Runs `op` in batches until `durationMs` has passed (checked between batches, so the loop is
+ * bounded by time and by `maxOps`). A warm-up of `warmupMs` runs first and is not counted.
+ */
+export async function timeOps(
+  op: () => unknown,
+  options: { durationMs: number; warmupMs: number; batch?: number; maxOps?: number },
+): Promise<Throughput> {
+  const batch = options.batch ?? 200;
+  const maxOps = options.maxOps ?? 50_000_000;
+  const run = async (durationMs: number): Promise<Throughput> => {
+    const started = performance.now();
+    const cpuStart = process.cpuUsage();
+    const deadline = started + durationMs;
+    let ops = 0;
+    while (ops < maxOps) {
+      for (let i = 0; i < batch; i += 1) {
+        const pending = op();
+        if (pending instanceof Promise) await pending;
+      }
+      ops += batch;
+      if (performance.now() >= deadline) break;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = cpuSecondsSince(cpuStart);
+    return { ops, seconds, opsPerSecond: ops / seconds, cpuSeconds, opsPerCpuSecond: ops / cpuSeconds };
+  };
+  await run(options.warmupMs);
+  return run(options.durationMs);
+}
+
+/** Nearest-rank percentile of an ascending array (p in 0..100). */
+export function percentile(sorted: Float64Array | number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
+}
+
+export function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
