@@ -39,7 +39,7 @@ export const TARGETS = {
   /**
    * Gateway CPU per small request (verify, authorise, re-sign, proxy, access log, metrics):
    * measured 700–870 µs for GET and PUT on a quiet machine, up to 1300 µs under outside load
-   * (shared caches), 950–1470 µs for aws-chunked PUT. 2500 µs flags a real regression.
+   * (shared caches), 950–1500 µs for aws-chunked PUT. 2500 µs flags a real regression.
    */
   PROXY_MAX_CPU_US_PER_REQUEST: { kind: 'max', limit: 2500 },
   /**
@@ -50,7 +50,7 @@ export const TARGETS = {
    */
   STREAM_MAX_RSS_GROWTH_MIB: { kind: 'max', limit: 100 },
   /**
-   * Large-object throughput per CPU-second of the gateway: measured 250–490 MiB. Three processes
+   * Large-object throughput per CPU-second of the gateway: measured 200–490 MiB. Three processes
    * share two cores here, so wall-clock MiB/s says more about the machine than the gateway.
    */
   STREAM_MIN_MIB_PER_CPU_SECOND: { kind: 'min', limit: 120 },
