@@ -2,8 +2,8 @@
  * CompleteMultipartUpload with the 5 MiB rule enforced at the gateway: every part but the last
  * must be at least 5 MiB. The completion body is small XML, read whole (bounded) and verified;
  * the part sizes come from the backend's ListParts, re-signed by the gateway. A backend that
- * cannot list parts (the embedded s3rver has no ListParts) leaves the rule to the backend, and the
- * completion is forwarded with the body that was read.
+ * cannot list parts (the embedded s3rver has no ListParts) leaves the rule to the backend. The
+ * completion then goes on with the body that was read (multipart-completion.ts: RGW's empty ETag).
  */
 import { queryValue, type S3Address } from './address.js';
 import { backendCall, BackendUnavailableError } from './backend-connection.js';
@@ -11,7 +11,8 @@ import { planBody, readBody } from './body.js';
 import type { S3Dependencies } from './dependencies.js';
 import { S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';
-import { backendPath, forwardToBackend } from './forward.js';
+import { backendPath } from './forward.js';
+import { forwardCompletion, serviceUnavailable } from './multipart-completion.js';
 import type { HeaderMap } from './request-headers.js';
 import { childList, childText, parseXml } from './xml.js';
 
@@ -103,7 +104,7 @@ export function findUndersizedPart(
   return null;
 }
 
-/** Reads and checks a CompleteMultipartUpload, then forwards it with the body that was read. */
+/** Reads and checks a CompleteMultipartUpload, then sends it on with the body that was read. */
 export async function completeMultipartUpload(
   exchange: S3Exchange,
   dependencies: S3Dependencies,
@@ -135,10 +136,10 @@ export async function completeMultipartUpload(
   try {
     sizes = await uploadedPartSizes(fetchPage);
   } catch (error) {
-    if (error instanceof BackendUnavailableError) throw new S3Error('ServiceUnavailable');
+    if (error instanceof BackendUnavailableError) throw serviceUnavailable(exchange, dependencies, error);
     throw error;
   }
   if (sizes !== null && findUndersizedPart(completed, sizes) !== null) throw new S3Error('EntityTooSmall');
 
-  await forwardToBackend(exchange, dependencies, { headers, payloadHash, preread: { bytes, plan } });
+  await forwardCompletion(exchange, dependencies, { headers, plan, body: bytes });
 }
