@@ -1,6 +1,10 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import {
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetBucketLocationCommand,
@@ -15,6 +19,8 @@ import {
   PutObjectAclCommand,
   PutObjectCommand,
   PutObjectTaggingCommand,
+  S3ServiceException,
+  UploadPartCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -27,6 +33,18 @@ import {
   createOrganisation,
   defaultOrganisation,
 } from '../../support/s3/fixtures.js';
+import {
+  queryString,
+  sendOnSocket,
+  sendRaw,
+  sha256Hex,
+  signedHeaders,
+} from '../../support/s3/raw-requests.js';
+import {
+  rgwEmptyEtag,
+  startRecordingBackend,
+  type RecordingBackend,
+} from '../../support/s3/recording-backend.js';
 
 let gateway: TestGateway;
 let s3: S3Client;
@@ -312,5 +330,195 @@ describe('accounting', () => {
       status: 200,
       accessKeyId: gateway.credential.accessKeyId,
     });
+  });
+});
+
+describe('CompleteMultipartUpload answered like Ceph RGW 16.2 (an empty ETag)', () => {
+  let backend: RecordingBackend;
+  let rgw: TestGateway;
+  let client: S3Client;
+
+  beforeAll(async () => {
+    backend = await startRecordingBackend();
+    rgw = await startTestGateway(backend.env);
+    await createBucket(rgw, 'assembled');
+    client = pathStyleClient(rgw);
+  });
+  afterAll(async () => {
+    await rgw?.stop();
+    await backend?.stop();
+  });
+
+  /** An upload of one part, ready to complete: the completion's body and target. */
+  async function upload(key: string) {
+    const target = { Bucket: 'assembled', Key: key };
+    const { UploadId } = await client.send(new CreateMultipartUploadCommand(target));
+    const part = await client.send(
+      new UploadPartCommand({ ...target, UploadId, PartNumber: 1, Body: `the parts of ${key}` }),
+    );
+    const completion = new CompleteMultipartUploadCommand({
+      ...target,
+      UploadId,
+      MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+    });
+    return { target, uploadId: UploadId as string, completion };
+  }
+
+  const backendHeads = (key: string) =>
+    backend.requests.filter((request) => request.method === 'HEAD' && request.target === `/assembled/${key}`);
+
+  it("fills in the object's ETag from a re-signed HEAD: the SDK sees HeadObject's ETag", async () => {
+    backend.rewriteCompletion = (document) => [rgwEmptyEtag(document)];
+    const { target, completion } = await upload('filled.bin');
+    const completed = await client.send(completion);
+    expect(backendHeads('filled.bin')).toMatchObject([{ signatureValid: true, status: 200 }]);
+    const head = await client.send(new HeadObjectCommand(target));
+    expect(completed.ETag).toMatch(/^"[0-9a-f]{32}(-\d+)?"$/);
+    expect(completed.ETag).toBe(head.ETag);
+    expect(completed.$metadata.requestId).toMatch(/^[0-9A-F]{16}$/);
+    const logged = rgw.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.msg === 's3 request' && line.requestId === completed.$metadata.requestId);
+    expect(logged).toMatchObject({ operation: 'CompleteMultipartUpload', status: 200, code: '' });
+    expect(logged?.bytesOut).toBeGreaterThan(0);
+  });
+
+  it('passes the whitespace a store sends while it works on at once, then the filled document', async () => {
+    backend.rewriteCompletion = (document) => ['\n', ' \n', rgwEmptyEtag(document)];
+    const { target, uploadId, completion } = await upload('kept-alive.bin');
+    const body = completion.input
+      .MultipartUpload!.Parts!.map(
+        (part) => `<Part><PartNumber>${part.PartNumber}</PartNumber><ETag>${part.ETag}</ETag></Part>`,
+      )
+      .join('');
+    const xml = `<CompleteMultipartUpload>${body}</CompleteMultipartUpload>`;
+    const query = { uploadId };
+    const headers = await signedHeaders({
+      credential: rgw.credential,
+      method: 'POST',
+      baseUrl: rgw.s3Url,
+      path: '/assembled/kept-alive.bin',
+      query,
+      payloadHash: sha256Hex(xml),
+    });
+    const answer = await sendRaw(rgw.s3Url, {
+      method: 'POST',
+      target: `/assembled/kept-alive.bin${queryString(query)}`,
+      headers,
+      body: xml,
+    });
+    const etag = (await client.send(new HeadObjectCommand(target))).ETag ?? '';
+    expect(answer.status).toBe(200);
+    expect(answer.headers['transfer-encoding']).toBe('chunked');
+    expect(answer.body.startsWith('\n \n<?xml')).toBe(true);
+    expect(answer.body).toContain(`<ETag>${etag.replaceAll('"', '&quot;')}</ETag>`);
+  });
+
+  it('passes a 200 carrying an <Error> document on as it came: the SDK reports the error', async () => {
+    const error =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message><RequestId>tx-backend</RequestId></Error>';
+    backend.rewriteCompletion = () => [' ', error];
+    const { completion } = await upload('failed-late.bin');
+    // The SDK reads the 200's body, finds the error and reports it (with a status of its own making).
+    const failure = await client.send(completion).catch((caught: unknown) => caught);
+    expect(failure).toMatchObject({
+      name: 'InternalError',
+      message: 'We encountered an internal error. Please try again.',
+    });
+    expect(backendHeads('failed-late.bin')).toEqual([]);
+    const logged = rgw.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find(
+        (line) =>
+          line.msg === 's3 request' && line.requestId === (failure as S3ServiceException).$metadata.requestId,
+      );
+    expect(logged).toMatchObject({ status: 200, code: 'InternalError', bytesOut: 1 + error.length });
+  });
+
+  it('leaves an ETag the store did send alone, without a HEAD', async () => {
+    backend.rewriteCompletion = null;
+    const { target, completion } = await upload('present.bin');
+    const completed = await client.send(completion);
+    expect(backendHeads('present.bin')).toEqual([]);
+    expect(completed.ETag).toBe((await client.send(new HeadObjectCommand(target))).ETag);
+  });
+});
+
+describe('CompleteMultipartUpload to an object store that stops answering', () => {
+  let behaviour: 'hang' | 'reset' | 'stall' = 'hang';
+  let backend: http.Server;
+  let stranded: TestGateway;
+
+  beforeAll(async () => {
+    // ListParts is answered (one part), the completion is not.
+    backend = http.createServer((request, response) => {
+      request.resume();
+      if (request.method === 'GET') {
+        response.writeHead(200, { 'content-type': 'application/xml' });
+        response.end(
+          '<ListPartsResult><IsTruncated>false</IsTruncated><Part><PartNumber>1</PartNumber><Size>4</Size></Part></ListPartsResult>',
+        );
+      } else if (behaviour === 'reset') request.socket.destroy();
+      else if (behaviour === 'stall') {
+        response.writeHead(200, { 'content-type': 'application/xml' });
+        response.write(' \n');
+      }
+    });
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    stranded = await startTestGateway({
+      GATEWAY_BACKEND_URL: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`,
+      GATEWAY_BACKEND_ACCESS_KEY_ID: 'backend-key',
+      GATEWAY_BACKEND_SECRET_ACCESS_KEY: 'backend-secret',
+      GATEWAY_BACKEND_TIMEOUT_SECONDS: '1',
+    });
+    await createBucket(stranded, 'stranded', { inBackend: false });
+  });
+  afterAll(async () => {
+    await stranded?.stop();
+    backend.closeAllConnections();
+    await new Promise((resolve) => backend.close(resolve));
+  });
+
+  it('is 503 ServiceUnavailable when it times out or resets, counted by kind', async () => {
+    const complete = () =>
+      pathStyleClient(stranded).send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'stranded',
+          Key: 'k',
+          UploadId: 'u',
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"x"' }] },
+        }),
+      );
+    for (const kind of ['hang', 'reset'] as const) {
+      behaviour = kind;
+      await expectS3Error(complete(), { code: 'ServiceUnavailable', status: 503 });
+    }
+    const metrics = await (await fetch(`${stranded.metricsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_backend_errors_total\{kind="timeout"\} 1\b/);
+    expect(metrics).toMatch(/gateway_backend_errors_total\{kind="reset"\} 1\b/);
+  });
+
+  it('cuts the answer short when it stalls after sending whitespace (the 200 head is out)', async () => {
+    behaviour = 'stall';
+    const xml =
+      '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"x"</ETag></Part></CompleteMultipartUpload>';
+    const query = { uploadId: 'u' };
+    const headers = await signedHeaders({
+      credential: stranded.credential,
+      method: 'POST',
+      baseUrl: stranded.s3Url,
+      path: '/stranded/k',
+      query,
+      headers: { 'content-length': String(xml.length) },
+      payloadHash: sha256Hex(xml),
+    });
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    const answer = await sendOnSocket(
+      stranded.s3Url,
+      `POST /stranded/k${queryString(query)} HTTP/1.1\r\n${head.join('')}\r\n${xml}`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer).toContain('Transfer-Encoding: chunked');
+    expect(answer).toMatch(/\r\n\r\n2\r\n \n\r\n$/);
   });
 });

@@ -6,6 +6,8 @@
  * - uploads are atomic: a body is handed to s3rver only once it arrived complete (s3rver writes
  *   straight to the object's file, so a cut-off upload would leave a partial object behind);
  * - ListParts is answered from the part uploads seen (s3rver has no ListParts).
+ * A test can also have CompleteMultipartUpload answered like another store would: with
+ * {@link rgwEmptyEtag} as Ceph RGW 16.2 does, or with whitespace ahead of the document as S3 does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -31,6 +33,11 @@ export interface RecordingBackend {
   accessKeyId: string;
   secretAccessKey: string;
   requests: RecordedRequest[];
+  /**
+   * Rewrites s3rver's 200 answer to CompleteMultipartUpload into the chunks sent instead, a few
+   * milliseconds apart (chunked); null sends it on as it is.
+   */
+  rewriteCompletion: ((document: string) => string[]) | null;
   /** The environment that points a test gateway at this backend. */
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -45,6 +52,28 @@ function listPartsXml(uploadId: string, parts: Map<number, number>): string {
     )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><UploadId>${uploadId}</UploadId><IsTruncated>false</IsTruncated>${entries}</ListPartsResult>`;
+}
+
+/** A CompleteMultipartUploadResult as Ceph RGW 16.2 answers it: `<ETag></ETag>`. */
+export function rgwEmptyEtag(document: string): string {
+  return document.replace(/<ETag>[^<]*<\/ETag>/, '<ETag></ETag>');
+}
+
+async function sendRewritten(
+  answer: http.IncomingMessage,
+  response: http.ServerResponse,
+  rewrite: (document: string) => string[],
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of answer as AsyncIterable<Buffer>) chunks.push(chunk);
+  const headers = { ...answer.headers };
+  delete headers['content-length'];
+  response.writeHead(200, headers);
+  for (const chunk of rewrite(Buffer.concat(chunks).toString('utf8'))) {
+    response.write(chunk);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  response.end();
 }
 
 export async function startRecordingBackend(): Promise<RecordingBackend> {
@@ -115,6 +144,16 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
             parts.set(partNumber, body.length);
             uploads.set(uploadId, parts);
           }
+          const rewrite = backend.rewriteCompletion;
+          if (
+            request.method === 'POST' &&
+            uploadId !== null &&
+            answer.statusCode === 200 &&
+            rewrite !== null
+          ) {
+            sendRewritten(answer, response, rewrite).catch(() => response.destroy());
+            return;
+          }
           response.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(response);
         },
@@ -128,11 +167,12 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const backend: RecordingBackend = {
     url,
     accessKeyId: s3rver.accessKeyId,
     secretAccessKey: s3rver.secretAccessKey,
     requests,
+    rewriteCompletion: null,
     env: {
       GATEWAY_BACKEND_URL: url,
       GATEWAY_BACKEND_ACCESS_KEY_ID: s3rver.accessKeyId,
@@ -145,4 +185,5 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
       rmSync(directory, { recursive: true, force: true });
     },
   };
+  return backend;
 }
