@@ -2,42 +2,11 @@
  * Client-side SigV4 signing for the benchmarks, done the way the AWS SDK does it
  * (@smithy/signature-v4), independently of the gateway's own verifier.
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 
-type Bytes = string | ArrayBuffer | ArrayBufferView;
-
-function toBytes(data: Bytes): Uint8Array {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return new Uint8Array(data);
-}
-
-class NodeSha256 {
-  readonly #secret: Uint8Array | undefined;
-  #hash: Hash | Hmac;
-
-  constructor(secret?: Bytes) {
-    this.#secret = secret === undefined ? undefined : toBytes(secret);
-    this.#hash = this.#fresh();
-  }
-
-  update(data: Bytes): void {
-    this.#hash.update(toBytes(data));
-  }
-
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-
-  reset(): void {
-    this.#hash = this.#fresh();
-  }
-
-  #fresh(): Hash | Hmac {
-    return this.#secret === undefined ? createHash('sha256') : createHmac('sha256', this.#secret);
-  }
-}
+/** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
+const Sha256Hash = Hash.bind(null, 'sha256');
 
 export interface Credential {
   readonly accessKeyId: string;
@@ -64,7 +33,7 @@ function signer(credential: Credential): SignatureV4 {
     service: 's3',
     region: REGION,
     credentials: { accessKeyId: credential.accessKeyId, secretAccessKey: credential.secret },
-    sha256: NodeSha256,
+    sha256: Sha256Hash,
     uriEscapePath: false,
     applyChecksum: false,
   });

@@ -4,44 +4,14 @@
  * gateway signs exactly the headers it sends, over the already-encoded path (S3 style:
  * `uriEscapePath: false`), with an `UNSIGNED-PAYLOAD` body (the gateway verified the body itself).
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { ObjectStoreBackend } from '../backend/object-store.js';
 import type { QueryParameter } from './address.js';
 import { sigV4Encode, UNSIGNED_PAYLOAD } from './sigv4/index.js';
 
-/** The hash shape @smithy/signature-v4 asks for, on node:crypto. */
-class NodeSha256 {
-  readonly #secret: Uint8Array | undefined;
-  #hash: Hash | Hmac;
-
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.#secret = secret === undefined ? undefined : toBytes(secret);
-    this.#hash = this.#fresh();
-  }
-
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.#hash.update(toBytes(data));
-  }
-
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-
-  reset(): void {
-    this.#hash = this.#fresh();
-  }
-
-  #fresh(): Hash | Hmac {
-    return this.#secret === undefined ? createHash('sha256') : createHmac('sha256', this.#secret);
-  }
-}
-
-function toBytes(data: string | ArrayBuffer | ArrayBufferView): Uint8Array {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return new Uint8Array(data);
-}
+/** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
+const Sha256Hash = Hash.bind(null, 'sha256');
 
 export interface BackendRequestSpec {
   readonly method: string;
@@ -92,7 +62,7 @@ export class BackendSigner {
       service: 's3',
       region: backend.region,
       credentials: backend.credentials,
-      sha256: NodeSha256,
+      sha256: Sha256Hash,
       uriEscapePath: false,
       applyChecksum: false,
     });

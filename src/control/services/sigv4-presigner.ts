@@ -1,57 +1,16 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { sigV4Encode } from '../../s3/sigv4/index.js';
+
+/** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
+const Sha256Hash = Hash.bind(null, 'sha256');
 
 /** Presigned URLs are signed for this region, which the storage endpoint always accepts. */
 const SIGNING_REGION = 'us-east-1';
 
-/** What the signer hashes (smithy's SourceData). */
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-function bytes(data: SourceData): Uint8Array | string {
-  if (typeof data === 'string') return data;
-  return ArrayBuffer.isView(data)
-    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-    : new Uint8Array(data);
-}
-
-/** The SHA-256 / HMAC-SHA-256 the signer needs, on node:crypto. */
-class NodeSha256 {
-  readonly #secret: Uint8Array | string | undefined;
-  #hash: Hash | Hmac;
-
-  constructor(secret?: SourceData) {
-    this.#secret = secret === undefined ? undefined : bytes(secret);
-    this.#hash = this.#fresh();
-  }
-
-  update(data: SourceData): void {
-    this.#hash.update(bytes(data));
-  }
-
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-
-  reset(): void {
-    this.#hash = this.#fresh();
-  }
-
-  #fresh(): Hash | Hmac {
-    return this.#secret === undefined ? createHash('sha256') : createHmac('sha256', this.#secret);
-  }
-}
-
-/** SigV4's URI encoding: everything but RFC 3986 unreserved characters. */
-function uriEncode(value: string): string {
-  return encodeURIComponent(value).replace(
-    /[!'()*]/g,
-    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-}
-
 /** Each key segment encoded, "/" kept: S3 signs the path exactly as sent. */
 function encodeObjectKey(key: string): string {
-  return key.split('/').map(uriEncode).join('/');
+  return key.split('/').map(sigV4Encode).join('/');
 }
 
 export interface PresignInput {
@@ -76,7 +35,7 @@ export async function presignS3Url(input: PresignInput): Promise<string> {
     credentials: { accessKeyId: input.accessKeyId, secretAccessKey: input.secret },
     region: SIGNING_REGION,
     service: 's3',
-    sha256: NodeSha256,
+    sha256: Sha256Hash,
     uriEscapePath: false,
     applyChecksum: false,
   });
@@ -100,7 +59,7 @@ export async function presignS3Url(input: PresignInput): Promise<string> {
   );
   // Built by hand: URL and URLSearchParams would re-encode what was signed.
   const query = Object.entries(signed.query ?? {})
-    .map(([name, value]) => `${uriEncode(name)}=${uriEncode(String(value))}`)
+    .map(([name, value]) => `${sigV4Encode(name)}=${sigV4Encode(String(value))}`)
     .join('&');
   return `${base.origin}${signed.path}?${query}`;
 }

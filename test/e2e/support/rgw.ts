@@ -1,38 +1,12 @@
 import { createHash, createHmac } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
+import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { E2eBackend } from '../global-setup.js';
 
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-function toBuffer(data: SourceData): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return Buffer.from(data);
-}
-
-/** SHA-256 / HMAC-SHA-256 from node:crypto in the shape @smithy/signature-v4 expects. */
-class NodeSha256 {
-  readonly #secret: SourceData | undefined;
-  #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
-  constructor(secret?: SourceData) {
-    this.#secret = secret;
-    this.#hash = this.#fresh();
-  }
-  #fresh(): ReturnType<typeof createHash> | ReturnType<typeof createHmac> {
-    return this.#secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(this.#secret));
-  }
-  update(data: SourceData): void {
-    this.#hash.update(toBuffer(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-  reset(): void {
-    this.#hash = this.#fresh();
-  }
-}
+/** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
+const Sha256Hash = Hash.bind(null, 'sha256');
 
 export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 const hmac = (key: Buffer | string, data: string): Buffer => createHmac('sha256', key).update(data).digest();
@@ -82,7 +56,7 @@ export async function signedRequest(rgw: E2eBackend, raw: RawRequest): Promise<R
     service: 's3',
     region: rgw.region,
     credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-    sha256: NodeSha256,
+    sha256: Sha256Hash,
     uriEscapePath: false,
     applyChecksum: false,
   });

@@ -3,11 +3,15 @@
  * wrong hashes, dot-segment keys, signed streaming, skewed clocks, unsigned requests without a
  * User-Agent. Signing uses @smithy/signature-v4 like the SDKs, independent of the gateway's verifier.
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
+import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { TestCredential } from './fixtures.js';
+
+/** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
+const Sha256Hash = Hash.bind(null, 'sha256');
 
 export interface RawResponse {
   status: number;
@@ -106,27 +110,6 @@ export function sendOnSocket(
   });
 }
 
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-function bytes(data: SourceData): Uint8Array {
-  if (typeof data === 'string') return Buffer.from(data);
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return new Uint8Array(data);
-}
-
-class Sha256 {
-  readonly #hash: Hash | Hmac;
-  constructor(secret?: SourceData) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: SourceData): void {
-    this.#hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-}
-
 export interface SignOptions {
   credential: TestCredential;
   method: string;
@@ -149,7 +132,7 @@ export async function signedHeaders(options: SignOptions): Promise<Record<string
     service: 's3',
     region: options.region ?? 'us-east-1',
     credentials: { accessKeyId: options.credential.accessKeyId, secretAccessKey: options.credential.secret },
-    sha256: Sha256,
+    sha256: Sha256Hash,
     uriEscapePath: false,
     applyChecksum: false,
   });

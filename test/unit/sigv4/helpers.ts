@@ -1,12 +1,15 @@
-import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Readable, Writable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
+import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 import { isS3Error } from '../../../src/s3/errors.js';
 import type { RequestHeaders } from '../../../src/s3/sigv4/index.js';
+
+/** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
+const Sha256Hash = Hash.bind(null, 'sha256');
 
 /** Reads a JSON fixture from test/fixtures/sigv4. */
 export function loadFixture<T>(name: string): T {
@@ -22,28 +25,6 @@ export function headersFromLines(lines: readonly (readonly [string, string])[]):
     (headers[key] ??= []).push(value.trim());
   }
   return headers;
-}
-
-/** SHA-256 / HMAC-SHA256 for @smithy/signature-v4, which expects an AWS-style hash constructor. */
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-function toBytes(data: SourceData): string | Uint8Array {
-  if (typeof data === 'string') return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-}
-
-export class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBytes(secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(toBytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return this.hash.digest();
-  }
 }
 
 export interface SmithySignInput {
@@ -88,7 +69,7 @@ function smithySigner(input: SmithySignInput): SignatureV4 {
     service: input.service ?? 's3',
     region: input.region ?? 'us-east-1',
     credentials: { accessKeyId: input.accessKeyId, secretAccessKey: input.secret },
-    sha256: NodeSha256,
+    sha256: Sha256Hash,
     // S3 signs the already-encoded path as is.
     uriEscapePath: false,
     applyChecksum: false,
