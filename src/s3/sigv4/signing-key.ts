@@ -5,10 +5,11 @@
  * the same (secret, date, region, service), so derived keys are cached in a bounded LRU.
  * The cache key identifies the secret by a keyed fingerprint (HMAC under a per-process
  * random key), so neither a heap dump nor a debug print of the cache reveals a secret or
- * even a plain hash of one.
+ * even a plain hash of one. Keys are held as KeyObjects: node:crypto prepares a raw key on every
+ * createHmac call, which costs several times the HMAC itself on a short string-to-sign.
  */
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 import { LRUCache } from 'lru-cache';
 
@@ -28,7 +29,7 @@ export function deriveSigningKey(secret: string, scope: CredentialScope): Buffer
 }
 
 /** The hex signature of a string-to-sign. */
-export function signStringToSign(signingKey: Uint8Array, stringToSign: string): string {
+export function signStringToSign(signingKey: KeyObject | Uint8Array, stringToSign: string): string {
   return createHmac('sha256', signingKey).update(stringToSign, 'utf8').digest('hex');
 }
 
@@ -38,23 +39,23 @@ export interface SigningKeyCacheOptions {
 }
 
 export class SigningKeyCache {
-  private readonly keys: LRUCache<string, Buffer>;
+  private readonly keys: LRUCache<string, KeyObject>;
   /** Never leaves the process, so fingerprints made with it are meaningless elsewhere. */
-  private readonly fingerprintKey = randomBytes(32);
+  private readonly fingerprintKey = createSecretKey(randomBytes(32));
 
   constructor(options: SigningKeyCacheOptions = {}) {
-    this.keys = new LRUCache<string, Buffer>({ max: options.maxEntries ?? 10_000 });
+    this.keys = new LRUCache<string, KeyObject>({ max: options.maxEntries ?? 10_000 });
   }
 
   get size(): number {
     return this.keys.size;
   }
 
-  signingKey(secret: string, scope: CredentialScope): Buffer {
+  signingKey(secret: string, scope: CredentialScope): KeyObject {
     const cacheKey = this.cacheKey(secret, scope);
     const cached = this.keys.get(cacheKey);
     if (cached !== undefined) return cached;
-    const derived = deriveSigningKey(secret, scope);
+    const derived = createSecretKey(deriveSigningKey(secret, scope));
     this.keys.set(cacheKey, derived);
     return derived;
   }
