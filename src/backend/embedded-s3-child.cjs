@@ -16,6 +16,10 @@ const path = require('node:path');
 const [s3rverEntry, directory] = process.argv.slice(2);
 const S3rver = require(s3rverEntry);
 const FilesystemStore = require(path.join(path.dirname(s3rverEntry), 'stores', 'filesystem.js'));
+const S3rverError = require(path.join(path.dirname(s3rverEntry), 'models', 'error.js'));
+
+/** S3's smallest non-final part; s3rver assembles parts of any size and never checks their ETags. */
+const MIN_PART_BYTES = 5 * 1024 * 1024;
 
 /** Streams a request body to `finalPath` atomically; resolves to its size and MD5 (hex). */
 function writeWhole(content, finalPath) {
@@ -73,6 +77,49 @@ FilesystemStore.prototype.putPart = async function putPart(bucket, uploadId, par
   const { size, md5 } = await writeWhole(content, partPath);
   await fs.promises.writeFile(`${partPath}.md5`, md5);
   return { size, md5 };
+};
+
+/**
+ * Completion checked as S3 and Ceph RGW check it, so local mode refuses what production refuses:
+ * every named part uploaded with the ETag given, in ascending order, and every part but the last
+ * at least 5 MiB (EntityTooSmall).
+ */
+const originalPutObjectMultipart = FilesystemStore.prototype.putObjectMultipart;
+FilesystemStore.prototype.putObjectMultipart = async function putObjectMultipart(bucket, uploadId, parts) {
+  const uploadDir = path.join(this.getResourcePath(bucket, undefined, 'uploads'), uploadId);
+  if (!fs.existsSync(uploadDir)) {
+    throw new S3rverError('NoSuchUpload', 'The specified upload does not exist.', { UploadId: uploadId });
+  }
+  for (let index = 0; index < parts.length; index += 1) {
+    const { number, etag } = parts[index];
+    if (index > 0 && number <= parts[index - 1].number) {
+      throw new S3rverError('InvalidPartOrder', 'The list of parts was not in ascending order.');
+    }
+    const partPath = path.join(uploadDir, String(number));
+    const [stat, md5] = await Promise.all([
+      fs.promises.stat(partPath).catch(() => null),
+      fs.promises.readFile(`${partPath}.md5`, 'utf8').catch(() => null),
+    ]);
+    if (stat === null || md5 === null || md5.trim() !== etag) {
+      throw new S3rverError(
+        'InvalidPart',
+        "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+        { PartNumber: number, ETag: etag },
+      );
+    }
+    if (index < parts.length - 1 && stat.size < MIN_PART_BYTES) {
+      throw new S3rverError(
+        'EntityTooSmall',
+        'Your proposed upload is smaller than the minimum allowed object size.',
+        {
+          PartNumber: number,
+          ProposedSize: stat.size,
+          MinSizeAllowed: MIN_PART_BYTES,
+        },
+      );
+    }
+  }
+  return originalPutObjectMultipart.call(this, bucket, uploadId, parts);
 };
 
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });

@@ -2,7 +2,8 @@
  * CompleteMultipartUpload with the 5 MiB rule enforced at the gateway: every part but the last
  * must be at least 5 MiB. The completion body is small XML, read whole (bounded) and verified;
  * the part sizes come from the backend's ListParts, re-signed by the gateway. A backend that
- * cannot list parts (the embedded s3rver has no ListParts) leaves the rule to the backend. The
+ * cannot list parts leaves the rule to the backend (the embedded store has no ListParts and
+ * enforces it in its completion: embedded-s3-child.cjs). The
  * completion then goes on with the body that was read (multipart-completion.ts: RGW's empty ETag).
  */
 import { queryValue, type S3Address } from './address.js';

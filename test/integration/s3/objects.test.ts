@@ -25,6 +25,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3_ERRORS } from '../../../src/s3/errors.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient, virtualHostedClient } from '../../support/s3/clients.js';
 import {
@@ -170,6 +171,67 @@ describe('objects through the AWS SDK (path-style, default checksums)', () => {
     const location = await s3.send(new GetBucketLocationCommand({ Bucket: 'photos' }));
     // us-east-1 is an empty LocationConstraint, as S3 answers it.
     expect(location.LocationConstraint ?? '').toBe('');
+  });
+});
+
+describe('multipart uploads to the embedded store (local mode)', () => {
+  const MiB = 1024 * 1024;
+
+  async function uploadParts(key: string, sizes: number[]) {
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'photos', Key: key }));
+    const parts = [];
+    for (const [index, size] of sizes.entries()) {
+      const part = await s3.send(
+        new UploadPartCommand({
+          Bucket: 'photos',
+          Key: key,
+          UploadId,
+          PartNumber: index + 1,
+          Body: Buffer.alloc(size, index + 1),
+        }),
+      );
+      parts.push({ PartNumber: index + 1, ETag: part.ETag });
+    }
+    const complete = () =>
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'photos',
+          Key: key,
+          UploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
+    return { parts, complete };
+  }
+
+  it('assembles parts of at least 5 MiB (the last any size) into the object, byte for byte', async () => {
+    const { complete } = await uploadParts('assembled.bin', [5 * MiB, 3]);
+    const done = await complete();
+    expect(done.ETag).toMatch(/^"[0-9a-f]{32}(-2)?"$/);
+    const object = await s3.send(new GetObjectCommand({ Bucket: 'photos', Key: 'assembled.bin' }));
+    const bytes = Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+    expect(bytes.length).toBe(5 * MiB + 3);
+    expect(bytes.subarray(0, 5 * MiB).every((byte) => byte === 1)).toBe(true);
+    expect([...bytes.subarray(5 * MiB)]).toEqual([2, 2, 2]);
+  });
+
+  it('refuses a non-final part under 5 MiB with EntityTooSmall 400 and creates no object', async () => {
+    const { complete } = await uploadParts('too-small.bin', [1024, 5 * MiB]);
+    await expectS3Error(complete(), {
+      code: 'EntityTooSmall',
+      status: 400,
+      message: S3_ERRORS.EntityTooSmall.message,
+    });
+    await expectS3Error(s3.send(new HeadObjectCommand({ Bucket: 'photos', Key: 'too-small.bin' })), {
+      code: 'NotFound',
+      status: 404,
+    });
+  });
+
+  it('refuses a completion naming a part by an ETag it does not have (InvalidPart)', async () => {
+    const { parts, complete } = await uploadParts('wrong-etag.bin', [10]);
+    parts[0] = { PartNumber: 1, ETag: '"00000000000000000000000000000000"' };
+    await expectS3Error(complete(), { code: 'InvalidPart', status: 400 });
   });
 });
 
