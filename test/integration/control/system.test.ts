@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { ControlClient, expectProblem } from './client.js';
+import {
+  startTestGateway,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  type TestGateway,
+} from '../../support/gateway.js';
+import { ControlClient, expectProblem, login } from './client.js';
 
 let gw: TestGateway;
 let anonymous: ControlClient;
@@ -121,6 +127,42 @@ describe('who needs a bearer token (control-plane.md)', () => {
         });
       }
     }
+  });
+
+  it('answers 401 token_expired to a correctly signed but expired token, on every bearer endpoint', async () => {
+    // A real user and session, so that only the expiry can be what is refused.
+    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const claims = JSON.parse(
+      Buffer.from((client.token as string).split('.')[1] as string, 'base64url').toString(),
+    ) as { sub: string; sid: string };
+    const now = Math.floor(Date.now() / 1000);
+    const signedToken = (expiresAt: number) =>
+      new SignJWT({ sid: claims.sid })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(claims.sub)
+        .setIssuer('s3-gateway')
+        .setAudience('control-plane')
+        .setIssuedAt(expiresAt - 900)
+        .setExpirationTime(expiresAt)
+        .sign(new TextEncoder().encode(gw.gateway.context.jwtSecret));
+    const expired = await signedToken(now - 60);
+    // The same token, still valid, is accepted: the signature and claims are right.
+    expect((await anonymous.get('/v1/me', { token: await signedToken(now + 60) })).status).toBe(200);
+
+    const operations = (await servedOperations()).filter(({ id }) => !OPEN.includes(id));
+    expect(operations).toHaveLength(46 - OPEN.length);
+    for (const { method, path, id } of operations) {
+      const body = method === 'GET' ? undefined : {};
+      const response = await anonymous.request(method, path, { body, token: expired });
+      expect({ id, status: response.status, code: response.body.code }).toEqual({
+        id,
+        status: 401,
+        code: 'token_expired',
+      });
+      expect(response.headers.get('content-type'), id).toMatch(/^application\/problem\+json/);
+    }
+    // Refusing the expired token ended nothing: the session still works with a fresh token.
+    expect((await client.get('/v1/me')).status).toBe(200);
   });
 
   it('refuses a storage credential with 401 storage_credentials_not_accepted wherever it is sent', async () => {
