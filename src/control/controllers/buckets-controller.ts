@@ -95,11 +95,13 @@ export class BucketsController extends Controller {
   }
 
   /**
-   * Deletes an empty bucket on the object store and in records.
+   * Deletes an empty bucket on the object store and in records. Refused while the account is
+   * suspended (stored data is kept as it is).
    * @summary Delete a bucket
    */
   @Delete('{bucket}')
   @SuccessResponse(204, 'Bucket deleted')
+  @Response<ProblemDocument>(403, 'The account is suspended (account_suspended), or your role')
   @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
   @Response<ProblemDocument>(409, 'The bucket is not empty (bucket_not_empty)')
   public async deleteBucket(@Path() bucket: string, @Request() request: ExpressRequest): Promise<void> {

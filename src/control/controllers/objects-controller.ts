@@ -26,10 +26,12 @@ export class ObjectsController extends Controller {
   }
 
   /**
-   * Lists objects, optionally under a prefix and grouped by a delimiter.
+   * Lists objects, optionally under a prefix and grouped by a delimiter. Refused while the account
+   * is suspended, like every storage request.
    * @summary List objects
    */
   @Get('objects')
+  @Response<ProblemDocument>(403, 'The account is suspended (account_suspended)')
   public async listObjects(
     @Path() bucket: string,
     @Request() request: ExpressRequest,
@@ -42,10 +44,12 @@ export class ObjectsController extends Controller {
   }
 
   /**
-   * Deletes up to 1000 keys (owners and admins), with a result per key.
+   * Deletes up to 1000 keys (owners and admins), with a result per key. Refused while the account
+   * is suspended (stored data is kept as it is).
    * @summary Delete objects
    */
   @Post('objects/delete')
+  @Response<ProblemDocument>(403, 'The account is suspended (account_suspended), or your role')
   public async deleteObjects(
     @Path() bucket: string,
     @Body() body: DeleteObjectsRequest,
@@ -56,7 +60,9 @@ export class ObjectsController extends Controller {
 
   /**
    * Makes a presigned storage URL, signed with the named credential of your organisation, whose scope
-   * must cover the bucket and the method. Members presign with the credentials they created.
+   * must cover the bucket and the method. Members presign with the credentials they created. Works
+   * while the account is suspended, like issuing a credential: the storage endpoint refuses the URL
+   * with AccountProblem until the account is reinstated.
    * @summary Presign a storage request
    */
   @Post('presign')

@@ -39,15 +39,8 @@ export class BucketService {
     const member = requireManager(caller);
     const problem = bucketNameProblem(request.name);
     if (problem !== null) throw invalidField('name', problem);
+    await this.#requireActive(member, 'no buckets can be created');
     const { store, backend } = this.#deps.context;
-    const organisation = await store.organisations.find(member.organisationId);
-    if (organisation?.status === 'suspended') {
-      throw new ProblemError(
-        'account_suspended',
-        'The account is suspended, so no buckets can be created' +
-          (organisation.suspensionReason ? `: ${organisation.suspensionReason}` : '.'),
-      );
-    }
     if ((await store.buckets.find(request.name)) !== null) throw nameTaken(request.name);
     await backend.createBucket(request.name).catch((error: unknown) => {
       if (error instanceof BackendError && error.kind === 'bucket-exists') throw nameTaken(request.name);
@@ -87,6 +80,7 @@ export class BucketService {
   async delete(caller: Caller, name: string): Promise<void> {
     const member = requireManager(caller);
     await this.bucketOf(member, name);
+    await this.#requireActive(member, 'its buckets cannot be deleted');
     const { store, backend } = this.#deps.context;
     await backend.deleteBucket(name).catch((error: unknown) => {
       if (error instanceof BackendError && error.kind === 'bucket-not-empty') {
@@ -128,7 +122,9 @@ export class BucketService {
     name: string,
     options: { prefix?: string; delimiter?: string; cursor?: string; limit?: number },
   ): Promise<ObjectListingView> {
-    await this.bucketOf(requireMember(caller), name);
+    const member = requireMember(caller);
+    await this.bucketOf(member, name);
+    await this.#requireActive(member, 'its objects cannot be listed');
     const cursor = decodeCursor(options.cursor) ?? undefined;
     const listing = await this.#deps.context.backend
       .listObjects(name, {
@@ -156,6 +152,7 @@ export class BucketService {
     if (errors.length > 0) {
       throw validationProblem(errors);
     }
+    await this.#requireActive(member, 'its objects cannot be deleted');
     const unique = [...new Set(keys)];
     const results = await this.#deps.context.backend.deleteObjects(name, unique).catch(rethrowMissingBucket);
     await this.#audit(member, 'objects.delete', name, {
@@ -173,6 +170,22 @@ export class BucketService {
       throw new ProblemError('bucket_not_found', `No bucket named "${name}" in your organisation.`);
     }
     return bucket;
+  }
+
+  /**
+   * A suspended organisation keeps its stored data untouched and out of reach: what would read or
+   * change objects or buckets on the object store is refused here as on the storage endpoint.
+   * Records (bucket settings, CORS rules, credentials) stay manageable.
+   */
+  async #requireActive(member: Member, refused: string): Promise<void> {
+    const organisation = await this.#deps.context.store.organisations.find(member.organisationId);
+    if (organisation?.status === 'suspended') {
+      throw new ProblemError(
+        'account_suspended',
+        `The account is suspended, so ${refused}` +
+          (organisation.suspensionReason ? `: ${organisation.suspensionReason}` : '.'),
+      );
+    }
   }
 
   async #audit(member: Member, action: string, bucket: string, details: Record<string, unknown>) {

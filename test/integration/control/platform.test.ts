@@ -153,6 +153,72 @@ describe('suspension', () => {
     expect((await again.post('/v1/buckets', { name: 'after-reinstatement' })).status).toBe(201);
   });
 
+  it('refuses listing, deleting objects and deleting buckets; presigns URLs that storage refuses', async () => {
+    const tenant = await addOrganisation(gw, platformAdmin, 'suspended-data');
+    const member = await addMember(gw, tenant.owner, 'member');
+    for (const name of ['kept-objects', 'kept-empty']) {
+      expect((await tenant.owner.post('/v1/buckets', { name })).status).toBe(201);
+    }
+    const key = (
+      await tenant.owner.post('/v1/credentials', {
+        name: 'writer',
+        scope: { buckets: ['*'], level: 'read-write' },
+      })
+    ).body.accessKeyId as string;
+    const presign = (method: string, objectKey: string) =>
+      tenant.owner.post('/v1/buckets/kept-objects/presign', {
+        key: objectKey,
+        method,
+        expiresIn: 600,
+        accessKeyId: key,
+      });
+    const put = await presign('PUT', 'kept.txt');
+    expect((await fetch(put.body.url, { method: 'PUT', body: 'still here' })).status).toBe(200);
+
+    await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: 'overdue' });
+
+    for (const client of [tenant.owner, member.client]) {
+      const listing = expectProblem(
+        await client.get('/v1/buckets/kept-objects/objects'),
+        403,
+        'account_suspended',
+      );
+      expect(listing.detail).toContain('overdue');
+    }
+    expectProblem(
+      await tenant.owner.post('/v1/buckets/kept-objects/objects/delete', { keys: ['kept.txt'] }),
+      403,
+      'account_suspended',
+    );
+    expectProblem(await tenant.owner.delete('/v1/buckets/kept-empty'), 403, 'account_suspended');
+    // Roles and ownership are checked first: a member is still forbidden, a stranger's bucket absent.
+    expectProblem(await member.client.delete('/v1/buckets/kept-empty'), 403, 'forbidden');
+    expectProblem(await tenant.owner.delete('/v1/buckets/no-such-bucket'), 404, 'bucket_not_found');
+    // Records stay readable and the buckets were not touched.
+    expect((await tenant.owner.get('/v1/buckets/kept-empty')).status).toBe(200);
+    expect((await tenant.owner.get('/v1/buckets/kept-objects/cors')).status).toBe(200);
+    expect(await gw.gateway.context.store.buckets.find('kept-empty')).not.toBeNull();
+
+    // Presigning is signing, like issuing a key: it works, and storage refuses the URL while suspended.
+    const get = await presign('GET', 'kept.txt');
+    expect(get.status, get.text).toBe(200);
+    const refused = await fetch(get.body.url);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('<Code>AccountProblem</Code>');
+
+    await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/reinstate`);
+    // Nothing was deleted: the object is listed and the URL issued during suspension now works.
+    const listed = await tenant.owner.get('/v1/buckets/kept-objects/objects');
+    expect(listed.body.objects.map((object: { key: string }) => object.key)).toEqual(['kept.txt']);
+    const fetched = await fetch(get.body.url);
+    expect(await fetched.text()).toBe('still here');
+    expect((await member.client.get('/v1/buckets/kept-objects/objects')).status).toBe(200);
+    expect(
+      (await tenant.owner.post('/v1/buckets/kept-objects/objects/delete', { keys: ['kept.txt'] })).status,
+    ).toBe(200);
+    expect((await tenant.owner.delete('/v1/buckets/kept-empty')).status).toBe(204);
+  });
+
   it('tells the storage endpoint at once (its cached organisation is dropped)', async () => {
     const tenant = await addOrganisation(gw, platformAdmin, 'cached');
     const cache = gw.gateway.context.store.cache;
