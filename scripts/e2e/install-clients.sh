@@ -5,7 +5,8 @@
 #   ceph     ceph-mon ceph-osd radosgw ceph-common curl   (a real Ceph RGW, see scripts/ceph-rgw/up.sh)
 #   clients  awscli python3-boto3 s3cmd rclone curl        (real S3 clients driven by the tests)
 #   browser  chromium                                      (the browser upload test, via playwright-core)
-# GROUPs default to all three.  Safe to run repeatedly: when everything is installed it only prints
+#   postgres postgresql                                    (a throw-away server, see scripts/postgres/up.sh)
+# GROUPs default to all four.  Safe to run repeatedly: when everything is installed it only prints
 # versions.  Needs root (or sudo) and apt; prints how long each step took.
 #
 # Note: a pyenv/pip `aws` (v1) and a pyenv `python3` (with its own boto3) may come first on PATH.
@@ -15,14 +16,15 @@
 set -euo pipefail
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(ceph clients browser)
+[ ${#groups[@]} -gt 0 ] || groups=(ceph clients browser postgres)
 
 packages_of() {
   case "$1" in
     ceph) echo ceph-mon ceph-osd radosgw ceph-common curl ;;
     clients) echo awscli python3-boto3 s3cmd rclone curl ;;
     browser) echo chromium ;;
-    *) echo "unknown group '$1' (expected ceph, clients or browser)" >&2; return 2 ;;
+    postgres) echo postgresql ;;
+    *) echo "unknown group '$1' (expected ceph, clients, browser or postgres)" >&2; return 2 ;;
   esac
 }
 
@@ -82,6 +84,10 @@ for group in "${groups[@]}"; do
       echo "  rclone    $(/usr/bin/rclone version 2>/dev/null | awk 'NR==1{print $2}')"
       ;;
     browser) echo "  chromium  $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}')" ;;
+    postgres)
+      server=$(find /usr/lib/postgresql -mindepth 3 -maxdepth 3 -path '*/bin/postgres' 2>/dev/null | sort -V | tail -n 1)
+      echo "  postgres  $("${server:-false}" --version 2>/dev/null | awk '{print $3}') (${server:-not found})"
+      ;;
   esac
 done
 step "total" "$T_START"
