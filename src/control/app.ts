@@ -6,7 +6,7 @@ import { createDependencies } from './dependencies.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { errorHandler, notFound, requireJsonBody } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
-import { fixNestedArrayFieldPaths } from './http/tsoa-field-paths.js';
+import { fixNestedArrayFieldPaths, refuseCompositeEnumValues } from './http/tsoa-field-paths.js';
 import { openApiDocument } from './openapi-document.js';
 import { attachRuntime } from './runtime-locals.js';
 import { createServices } from './services/index.js';
@@ -16,6 +16,7 @@ const MAX_BODY = '1mb';
 /** The control plane's express application: /v1 (generated tsoa routes) and /docs. */
 export function createControlApp(context: GatewayContext): express.Express {
   fixNestedArrayFieldPaths();
+  refuseCompositeEnumValues();
   const deps = createDependencies(context);
   const app = express();
   app.disable('x-powered-by');

@@ -137,12 +137,31 @@ describe('bucket lifecycle', () => {
     expectProblem(await owner.get('/v1/buckets/Not_A_Name'), 404, 'bucket_not_found');
   });
 
+  it('names a bad limit or cursor on the list', async () => {
+    for (const limit of ['0', '1001', '-5', '2.5', 'all']) {
+      expectInvalidFields(await owner.get(`/v1/buckets?limit=${limit}`), 'limit');
+    }
+    // Not base64url, and base64url of something that is no bucket name.
+    for (const cursor of ['bad.cursor!', Buffer.from('Not_A_Bucket').toString('base64url')]) {
+      expectInvalidFields(await owner.get(`/v1/buckets?cursor=${cursor}`), 'cursor');
+    }
+  });
+
   it('hides other organisations\u2019 buckets', async () => {
     const other = await addOrganisation(gw, owner, 'bucket-stranger');
     expect((await other.owner.post('/v1/buckets', { name: 'stranger-bucket' })).status).toBe(201);
+    const theirRules = { rules: [{ allowedOrigins: ['https://stranger.example'], allowedMethods: ['GET'] }] };
+    expect((await other.owner.put('/v1/buckets/stranger-bucket/cors', theirRules)).status).toBe(200);
+    await putObject('stranger-bucket', 'theirs.txt');
+
     expectProblem(await owner.get('/v1/buckets/stranger-bucket'), 404, 'bucket_not_found');
+    expectProblem(
+      await owner.patch('/v1/buckets/stranger-bucket', { public: true }),
+      404,
+      'bucket_not_found',
+    );
     expectProblem(await owner.delete('/v1/buckets/stranger-bucket'), 404, 'bucket_not_found');
-    expectProblem(await owner.get('/v1/buckets/stranger-bucket/objects'), 404, 'bucket_not_found');
+    expectProblem(await owner.get('/v1/buckets/stranger-bucket/cors'), 404, 'bucket_not_found');
     expectProblem(
       await owner.put('/v1/buckets/stranger-bucket/cors', {
         rules: [{ allowedOrigins: ['*'], allowedMethods: ['GET'] }],
@@ -150,7 +169,20 @@ describe('bucket lifecycle', () => {
       404,
       'bucket_not_found',
     );
+    expectProblem(await owner.delete('/v1/buckets/stranger-bucket/cors'), 404, 'bucket_not_found');
+    expectProblem(await owner.get('/v1/buckets/stranger-bucket/objects'), 404, 'bucket_not_found');
+    expectProblem(
+      await owner.post('/v1/buckets/stranger-bucket/objects/delete', { keys: ['theirs.txt'] }),
+      404,
+      'bucket_not_found',
+    );
     expect((await owner.get('/v1/buckets?limit=1000')).text).not.toContain('stranger-bucket');
+
+    // Their bucket, its rules and its object are as they were.
+    expect((await other.owner.get('/v1/buckets/stranger-bucket')).body.public).toBe(false);
+    expect((await other.owner.get('/v1/buckets/stranger-bucket/cors')).body).toEqual(theirRules);
+    const objects = await other.owner.get('/v1/buckets/stranger-bucket/objects');
+    expect(objects.body.objects.map((object: { key: string }) => object.key)).toEqual(['theirs.txt']);
   });
 
   it('records bucket and CORS writes in the audit log', async () => {

@@ -180,6 +180,16 @@ describe('reading and changing a credential', () => {
     );
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('names a bad limit or cursor', async () => {
+    for (const limit of ['0', '1001', '-1', '1.5', 'ten']) {
+      expectInvalidFields(await owner.get(`/v1/credentials?limit=${limit}`), 'limit');
+    }
+    // Not base64url, and base64url of something that is no access key id.
+    for (const cursor of ['not*a*cursor', Buffer.from('lower-case id').toString('base64url')]) {
+      expectInvalidFields(await owner.get(`/v1/credentials?cursor=${cursor}`), 'cursor');
+    }
+  });
 });
 
 describe('rotating and revoking', () => {
@@ -272,6 +282,24 @@ describe('who may manage which credentials', () => {
     expect((await member.client.post(`/v1/credentials/${mine.body.accessKeyId}/rotate`)).status).toBe(200);
 
     expectProblem(await member.client.get(`/v1/credentials/${ownersCredential}`), 403, 'forbidden');
+    expectProblem(
+      await member.client.patch(`/v1/credentials/${ownersCredential}`, { name: 'hijacked', expiresAt: null }),
+      403,
+      'forbidden',
+    );
+    // Another member's credential is as much out of reach as the owner's.
+    const colleague = await addMember(gw, owner, 'member');
+    const colleagues = (
+      await colleague.client.post('/v1/credentials', { name: 'colleagues', scope: readOnlyPhotos })
+    ).body.accessKeyId;
+    expectProblem(
+      await member.client.patch(`/v1/credentials/${colleagues}`, { name: 'hijacked' }),
+      403,
+      'forbidden',
+    );
+    for (const id of [ownersCredential, colleagues]) {
+      expect((await gw.gateway.context.store.credentials.find(id))?.name).not.toBe('hijacked');
+    }
     expectProblem(await member.client.delete(`/v1/credentials/${ownersCredential}`), 403, 'forbidden');
     expectProblem(await member.client.post(`/v1/credentials/${ownersCredential}/rotate`), 403, 'forbidden');
     expectProblem(
@@ -297,6 +325,21 @@ describe('who may manage which credentials', () => {
     expectProblem(await owner.get(`/v1/credentials/${theirs}`), 404, 'credential_not_found');
     expectProblem(await owner.delete(`/v1/credentials/${theirs}`), 404, 'credential_not_found');
     expectProblem(await owner.post(`/v1/credentials/${theirs}/rotate`), 404, 'credential_not_found');
+    expectProblem(
+      await owner.patch(`/v1/credentials/${theirs}`, { name: 'taken over', expiresAt: null }),
+      404,
+      'credential_not_found',
+    );
+    expectProblem(
+      await owner.put(`/v1/credentials/${theirs}/scope`, { buckets: ['*'], level: 'read-write' }),
+      404,
+      'credential_not_found',
+    );
+    // Nothing of theirs changed.
+    expect(await gw.gateway.context.store.credentials.find(theirs)).toMatchObject({
+      name: 'theirs',
+      scope: { buckets: ['*'], level: 'read-only' },
+    });
     // Naming another organisation's bucket in a scope is as wrong as naming a missing one.
     expectInvalidFields(
       await other.owner.post('/v1/credentials', { name: 'x', scope: readOnlyPhotos }),

@@ -87,6 +87,16 @@ describe('members and invitations', () => {
     expect(next.body.items[0].userId).not.toBe(page.body.items[0].userId);
   });
 
+  it('names a bad limit or cursor on the members list', async () => {
+    for (const limit of ['0', '1001', '-1', '0.5', 'many']) {
+      expectInvalidFields(await owner.get(`/v1/organisation/members?limit=${limit}`), 'limit');
+    }
+    // Not base64url, and base64url of something that is no user id.
+    for (const cursor of ['%%%', Buffer.from('not-a-uuid').toString('base64url')]) {
+      expectInvalidFields(await owner.get(`/v1/organisation/members?cursor=${cursor}`), 'cursor');
+    }
+  });
+
   it('returns the invitation token once; accepting creates the user, logs in, and works once', async () => {
     const email = 'new.person@example.test';
     const invited = await owner.post('/v1/organisation/members', { email, role: 'admin' });
@@ -160,6 +170,41 @@ describe('members and invitations', () => {
       400,
       'invitation_invalid',
     );
+  });
+
+  it('names each bad field of an invitation acceptance, and a bad body uses up nothing', async () => {
+    const invited = await owner.post('/v1/organisation/members', {
+      email: 'validated.acceptance@example.test',
+      role: 'member',
+    });
+    const token = invited.body.invitation.token;
+    const accept = (body: unknown) => anonymous.post('/v1/auth/invitations/accept', body);
+    expectInvalidFields(await accept({}), 'token', 'password', 'name');
+    expectInvalidFields(
+      await accept({ token: 42, password: 'short', name: '' }),
+      'token',
+      'password',
+      'name',
+    );
+    expectInvalidFields(await accept({ token, password: 'long enough pw', name: 'x'.repeat(201) }), 'name');
+    expectInvalidFields(await accept({ token, password: ['long enough pw'], name: 'Valid' }), 'password');
+    expectInvalidFields(
+      await accept({ token, password: 'long enough pw', name: 'Valid', role: 'owner' }),
+      'role',
+    );
+    // The refusals did not consume the invitation, nor grant any extra role.
+    const accepted = await accept({ token, password: 'long enough pw', name: 'Valid' });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body.user.role).toBe('member');
+  });
+
+  it('names a bad role when changing one', async () => {
+    const member = await addMember(gw, owner, 'member');
+    for (const body of [{}, { role: 'boss' }, { role: 'OWNER' }, { role: null }, { role: ['admin'] }]) {
+      expectInvalidFields(await owner.patch(`/v1/organisation/members/${member.userId}`, body), 'role');
+    }
+    const listed = await owner.get('/v1/organisation/members?limit=1000');
+    expect(listed.body.items.find((m: { userId: string }) => m.userId === member.userId).role).toBe('member');
   });
 
   it('lets members read but not manage; admins manage all but owners', async () => {
@@ -270,6 +315,42 @@ describe('password reset', () => {
       400,
       'reset_token_invalid',
     );
+  });
+
+  it('never shows the reset token again, before or after it is used', async () => {
+    const member = await addMember(gw, owner, 'member');
+    const issued = await owner.post(`/v1/organisation/members/${member.userId}/password-reset`);
+    expect(issued.status).toBe(201);
+    const { token } = issued.body as { token: string };
+    const later = async () => [
+      await owner.get('/v1/organisation/members?limit=1000'),
+      await owner.get('/v1/organisation/audit-log?limit=1000'),
+      await owner.get('/v1/organisation'),
+      await owner.get('/v1/organisations?limit=1000'),
+      await owner.get('/v1/me'),
+      await member.client.get('/v1/me'),
+    ];
+    for (const response of await later()) {
+      expect(response.status, response.text).toBe(200);
+      expect(response.text).not.toContain(token);
+    }
+    // Issuing again replaces it with another token, and does not echo the old one.
+    const reissued = await owner.post(`/v1/organisation/members/${member.userId}/password-reset`);
+    expect(reissued.body.token).not.toBe(token);
+    expect(reissued.text).not.toContain(token);
+    expect(
+      (
+        await anonymous.post('/v1/auth/password-reset', {
+          token: reissued.body.token,
+          newPassword: 'reset password 789',
+        })
+      ).status,
+    ).toBe(204);
+    const relogged = await login(gw.controlUrl, member.email, 'reset password 789');
+    for (const response of [...(await later()).slice(0, 5), await relogged.get('/v1/me')]) {
+      expect(response.text).not.toContain(token);
+      expect(response.text).not.toContain(reissued.body.token);
+    }
   });
 
   it('is for owners and admins, and only owners reset owners', async () => {

@@ -68,6 +68,67 @@ describe('platform administration of organisations', () => {
     expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
   });
 
+  it('names a bad limit or cursor on the list', async () => {
+    for (const limit of ['0', '1001', '-1', '3.5', 'lots']) {
+      expectInvalidFields(await platformAdmin.get(`/v1/organisations?limit=${limit}`), 'limit');
+    }
+    // Not base64url, and base64url of something that is no organisation id.
+    for (const cursor of ['a+b', Buffer.from('default').toString('base64url')]) {
+      expectInvalidFields(await platformAdmin.get(`/v1/organisations?cursor=${cursor}`), 'cursor');
+    }
+  });
+
+  it('never shows the first owner\u2019s invitation token again', async () => {
+    const created = await platformAdmin.post('/v1/organisations', {
+      name: 'once-only',
+      ownerEmail: 'first.owner@once-only.test',
+    });
+    expect(created.status).toBe(201);
+    const { token } = created.body.invitation as { token: string };
+    const organisationId = created.body.organisation.id as string;
+    const adminViews = async () => [
+      await platformAdmin.get('/v1/organisations?limit=1000'),
+      await platformAdmin.get('/v1/organisation/audit-log?limit=1000'),
+      await platformAdmin.get('/v1/organisation/members?limit=1000'),
+      await platformAdmin.post(`/v1/organisations/${organisationId}/suspend`, { reason: 'checking' }),
+      await platformAdmin.post(`/v1/organisations/${organisationId}/reinstate`),
+    ];
+    for (const response of await adminViews()) {
+      expect(response.status, response.text).toBe(200);
+      expect(response.text).not.toContain(token);
+    }
+    // Trying to create it again echoes nothing either.
+    const again = await platformAdmin.post('/v1/organisations', {
+      name: 'once-only',
+      ownerEmail: 'first.owner@once-only.test',
+    });
+    expect(again.status).toBe(409);
+    expect(again.text).not.toContain(token);
+
+    const accepted = await new ControlClient(gw.controlUrl).post('/v1/auth/invitations/accept', {
+      token,
+      password: 'first owner password',
+      name: 'First owner',
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.text).not.toContain(token);
+    const firstOwner = new ControlClient(gw.controlUrl, accepted.body.access_token);
+    const ownerViews = [
+      await firstOwner.get('/v1/organisation/audit-log?limit=1000'),
+      await firstOwner.get('/v1/organisation/members?limit=1000'),
+      await firstOwner.get('/v1/organisation'),
+      await firstOwner.get('/v1/me'),
+    ];
+    // The owner's log holds the creation (with the owner's e-mail) and the acceptance, not the token.
+    expect(ownerViews[0]?.body.items.map((entry: { action: string }) => entry.action)).toEqual(
+      expect.arrayContaining(['organisation.create', 'invitation.accept']),
+    );
+    for (const response of [...ownerViews, ...(await adminViews())]) {
+      expect(response.status, response.text).toBe(200);
+      expect(response.text).not.toContain(token);
+    }
+  });
+
   it('refuses a taken name, an owner who already has an organisation, and bad input', async () => {
     await addOrganisation(gw, platformAdmin, 'unique-name');
     expectProblem(

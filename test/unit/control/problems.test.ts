@@ -1,7 +1,10 @@
-import { ValidateError, ValidationService } from '@tsoa/runtime';
+import { ValidateError, ValidationService, type FieldErrors } from '@tsoa/runtime';
 import { describe, expect, it } from 'vitest';
 import { fieldErrors, fieldName, readableMessage } from '../../../src/control/http/errors.js';
-import { fixNestedArrayFieldPaths } from '../../../src/control/http/tsoa-field-paths.js';
+import {
+  fixNestedArrayFieldPaths,
+  refuseCompositeEnumValues,
+} from '../../../src/control/http/tsoa-field-paths.js';
 import { PROBLEMS, ProblemError, invalidField } from '../../../src/control/problems.js';
 
 describe('the problem catalogue', () => {
@@ -93,5 +96,47 @@ describe("naming tsoa's validation errors", () => {
       undefined,
     );
     expect(Object.keys(errors)).toEqual(['body.rules.$1.origins.$1']);
+  });
+
+  it('refuses arrays and objects where a string-literal union is expected', () => {
+    refuseCompositeEnumValues();
+    const models = {
+      Role: {
+        dataType: 'refAlias' as const,
+        type: {
+          dataType: 'union' as const,
+          subSchemas: [
+            { dataType: 'enum' as const, enums: ['owner'] },
+            { dataType: 'enum' as const, enums: ['member'] },
+          ],
+        },
+      },
+      Body: {
+        dataType: 'refObject' as const,
+        properties: { role: { ref: 'Role', required: true } },
+        additionalProperties: false,
+      },
+    };
+    const validation = new ValidationService(models, {
+      noImplicitAdditionalProperties: 'throw-on-extras',
+      bodyCoercion: false,
+    });
+    const validate = (body: unknown) => {
+      const errors: FieldErrors = {};
+      const value = validation.ValidateParam(
+        { required: true, ref: 'Body', dataType: 'refObject' },
+        body,
+        'body',
+        errors,
+        true,
+        undefined,
+      );
+      return { errors: Object.keys(errors), value };
+    };
+    for (const role of [['owner'], { toString: () => 'owner' }, [['member']]]) {
+      expect(validate({ role }).errors, JSON.stringify(role)).toEqual(['body.role']);
+    }
+    expect(validate({ role: 'owner' })).toEqual({ errors: [], value: { role: 'owner' } });
+    expect(validate({ role: 'admin' }).errors).toEqual(['body.role']);
   });
 });
