@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configSchema, ENVIRONMENT_VARIABLES, type GatewayConfig } from './schema.js';
 
+export { parseListenAddress } from './schema.js';
+
 export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {
@@ -56,22 +58,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaultsFile = 
     const path = issue.path.join('.');
     const name = envByPath.get(path) ?? envByPath.get(issue.path.slice(0, 2).join('.')) ?? path;
     const given = env[name];
-    const shown = given === undefined || /SECRET|PASSWORD|KEY$/.test(name) ? '' : ` (got "${given}")`;
+    const shown =
+      given === undefined || /SECRET|PASSWORD|KEY$/.test(name) ? '' : ` (got "${redactCredentials(given)}")`;
     return `${name}: ${issue.message}${shown}`;
   });
   throw new ConfigError(problems);
 }
 
-export function parseListenAddress(address: string): { host: string; port: number } {
-  const colon = address.lastIndexOf(':');
-  const host = address.slice(0, colon).replace(/^\[|\]$/g, '');
-  return { host: host === '' ? '0.0.0.0' : host, port: Number(address.slice(colon + 1)) };
-}
-
-export function isLocalDatabase(config: GatewayConfig): boolean {
-  return config.database.url === null;
-}
-
-export function isLocalBackend(config: GatewayConfig): boolean {
-  return config.backend.url === null;
+/**
+ * Hides the credentials of a URL-like value before it goes into a message. Whatever comes before the
+ * last "@" (after a "scheme:" or "scheme://") is user information: its password (after the first ":")
+ * becomes "***"; after a scheme, a lone user name (which may be a token) becomes "***" too.
+ */
+export function redactCredentials(value: string): string {
+  const at = value.lastIndexOf('@');
+  if (at < 0) return value;
+  const head = /^[A-Za-z][A-Za-z0-9+.-]*:(\/\/)?/.exec(value.slice(0, at))?.[0] ?? '';
+  const userinfo = value.slice(head.length, at);
+  const colon = userinfo.indexOf(':');
+  if (colon >= 0) return `${head}${userinfo.slice(0, colon)}:***${value.slice(at)}`;
+  return head === '' ? value : `${head}***${value.slice(at)}`;
 }

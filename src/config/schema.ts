@@ -6,6 +6,28 @@ const listenAddress = z.string().refine((value) => {
   return match !== null && Number(match[2]) <= 65535;
 }, 'expected host:port with a port from 0 to 65535, e.g. 127.0.0.1:9000');
 
+/** host:port as the listener binds it: an empty host means all interfaces (0.0.0.0). */
+export function parseListenAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  const host = address.slice(0, colon).replace(/^\[|\]$/g, '');
+  return { host: host === '' ? '0.0.0.0' : host, port: Number(address.slice(colon + 1)) };
+}
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '::0']);
+
+/** Whether two listen addresses would bind the same port (port 0 picks a free port each time, so never). */
+export function listenAddressesClash(a: string, b: string): boolean {
+  const first = parseListenAddress(a);
+  const second = parseListenAddress(b);
+  if (first.port === 0 || first.port !== second.port) return false;
+  const host = (value: string) => value.toLowerCase();
+  return (
+    host(first.host) === host(second.host) ||
+    WILDCARD_HOSTS.has(first.host) ||
+    WILDCARD_HOSTS.has(second.host)
+  );
+}
+
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
 
 const positiveInt = z.number().int().positive();
@@ -67,12 +89,18 @@ export const configSchema = z
       tlsKeyFile: z.string().min(1).nullable(),
     }),
     security: z.object({ masterKey: masterKey.nullable() }),
+    metrics: z.object({
+      /** Organisations with a series of their own in the per-organisation metrics; later ones share "_other". */
+      maxOrganisationLabels: z.number().int().min(0).max(10_000),
+    }),
     cache: z.object({ ttlSeconds: positiveInt, maxEntries: positiveInt }),
     admin: z.object({
       email: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'expected an e-mail address'),
       password: z.string().min(12, 'must be at least 12 characters').nullable(),
     }),
     shutdownGraceSeconds: positiveInt,
+    /** On shutdown, how long readiness answers 503 while the listeners still accept, before they stop. */
+    shutdownDrainSeconds: z.number().int().min(0).max(3600),
   })
   .superRefine((config, ctx) => {
     const backendParts = [config.backend.url, config.backend.accessKeyId, config.backend.secretAccessKey];
@@ -110,6 +138,18 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: ['backend', 'url'], message: 'is required in production mode' });
       }
     }
+    const listeners = ['s3', 'control', 'metrics'] as const;
+    listeners.forEach((later, index) => {
+      for (const earlier of listeners.slice(0, index)) {
+        if (listenAddressesClash(config.listen[earlier], config.listen[later])) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['listen', later],
+            message: `must not bind the same address as ${LISTEN_VARIABLES[earlier]} (${config.listen[earlier]}); the storage endpoint, control plane and metrics each need their own port`,
+          });
+        }
+      }
+    });
     for (const plane of ['s3', 'control'] as const) {
       if ((config[plane].tlsCertFile === null) !== (config[plane].tlsKeyFile === null)) {
         ctx.addIssue({
@@ -122,6 +162,12 @@ export const configSchema = z
   });
 
 export type GatewayConfig = z.infer<typeof configSchema>;
+
+const LISTEN_VARIABLES = {
+  s3: 'GATEWAY_S3_LISTEN',
+  control: 'GATEWAY_CONTROL_LISTEN',
+  metrics: 'GATEWAY_METRICS_LISTEN',
+} as const;
 
 type Kind = 'string' | 'int' | 'list';
 
@@ -157,9 +203,11 @@ export const ENVIRONMENT_VARIABLES: ReadonlyArray<{ name: string; path: string; 
   { name: 'GATEWAY_CONTROL_TLS_CERT_FILE', path: 'control.tlsCertFile', kind: 'string' },
   { name: 'GATEWAY_CONTROL_TLS_KEY_FILE', path: 'control.tlsKeyFile', kind: 'string' },
   { name: 'GATEWAY_MASTER_KEY', path: 'security.masterKey', kind: 'string' },
+  { name: 'GATEWAY_METRICS_MAX_ORGANISATIONS', path: 'metrics.maxOrganisationLabels', kind: 'int' },
   { name: 'GATEWAY_CACHE_TTL_SECONDS', path: 'cache.ttlSeconds', kind: 'int' },
   { name: 'GATEWAY_CACHE_MAX_ENTRIES', path: 'cache.maxEntries', kind: 'int' },
   { name: 'GATEWAY_ADMIN_EMAIL', path: 'admin.email', kind: 'string' },
   { name: 'GATEWAY_ADMIN_PASSWORD', path: 'admin.password', kind: 'string' },
   { name: 'GATEWAY_SHUTDOWN_GRACE_SECONDS', path: 'shutdownGraceSeconds', kind: 'int' },
+  { name: 'GATEWAY_SHUTDOWN_DRAIN_SECONDS', path: 'shutdownDrainSeconds', kind: 'int' },
 ];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseListenAddress } from '../../../src/config/load.js';
+import { ConfigError, loadConfig, parseListenAddress, redactCredentials } from '../../../src/config/load.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -86,5 +86,83 @@ describe('configuration', () => {
   it('refuses a master key that is not 32 bytes without echoing it', () => {
     const problems = problemsOf({ GATEWAY_MASTER_KEY: 'too-short-secret' });
     expect(problems).toEqual(['GATEWAY_MASTER_KEY: expected 32 bytes as 64 hex characters or base64']);
+  });
+
+  it('never echoes the password of a bad DATABASE_URL or backend URL', () => {
+    const problems = problemsOf({
+      DATABASE_URL: 'mysql://gateway:hunter2-password@db:3306/gw',
+      GATEWAY_BACKEND_URL: 'ftp://store-user:store-pass@store',
+      GATEWAY_BACKEND_ACCESS_KEY_ID: 'backend',
+      GATEWAY_BACKEND_SECRET_ACCESS_KEY: 'backend-secret',
+    });
+    expect(problems).toEqual([
+      'DATABASE_URL: expected a postgres:// URL (got "mysql://gateway:***@db:3306/gw")',
+      'GATEWAY_BACKEND_URL: expected an http:// or https:// URL (got "ftp://store-user:***@store")',
+    ]);
+    const missingScheme = problemsOf({ DATABASE_URL: 'postgres//gateway:hunter2@db/gw' });
+    expect(missingScheme.join('\n')).not.toContain('hunter2');
+    expect(missingScheme[0]).toMatch(/^DATABASE_URL: expected a postgres:\/\/ URL \(got ".*@db\/gw"\)$/);
+  });
+
+  it('redacts the user information of URL-like values, and leaves everything else alone', () => {
+    expect(redactCredentials('postgres://gw:s3cr%40t@db:5432/gw')).toBe('postgres://gw:***@db:5432/gw');
+    expect(redactCredentials('postgres://gw:p@ss@db/gw')).toBe('postgres://gw:***@db/gw');
+    expect(redactCredentials('https://ghp_token@host/x')).toBe('https://***@host/x');
+    expect(redactCredentials('gw:secret@db:5432/gw')).toBe('gw:***@db:5432/gw');
+    expect(redactCredentials('postgres://db:5432/gw')).toBe('postgres://db:5432/gw');
+    expect(redactCredentials('admin@example.test')).toBe('admin@example.test');
+    expect(redactCredentials('soon')).toBe('soon');
+  });
+
+  it('refuses two listeners on the same address, naming both variables', () => {
+    expect(
+      problemsOf({ GATEWAY_S3_LISTEN: '127.0.0.1:9100', GATEWAY_CONTROL_LISTEN: '127.0.0.1:9100' }),
+    ).toEqual([
+      'GATEWAY_CONTROL_LISTEN: must not bind the same address as GATEWAY_S3_LISTEN (127.0.0.1:9100); the storage endpoint, control plane and metrics each need their own port (got "127.0.0.1:9100")',
+    ]);
+    const wildcard = problemsOf({ GATEWAY_METRICS_LISTEN: '0.0.0.0:9001' });
+    expect(wildcard).toHaveLength(1);
+    expect(wildcard[0]).toMatch(
+      /^GATEWAY_METRICS_LISTEN: must not bind the same address as GATEWAY_CONTROL_LISTEN \(127\.0\.0\.1:9001\)/,
+    );
+    // All interfaces on 9000 clash with each other and with the storage default 127.0.0.1:9000.
+    const all = problemsOf({ GATEWAY_METRICS_LISTEN: ':9000', GATEWAY_CONTROL_LISTEN: ':9000' });
+    expect(all.map((problem) => problem.split(': ')[0])).toEqual([
+      'GATEWAY_CONTROL_LISTEN',
+      'GATEWAY_METRICS_LISTEN',
+      'GATEWAY_METRICS_LISTEN',
+    ]);
+  });
+
+  it('allows the same port on different hosts, and port 0 (a free port each) everywhere', () => {
+    expect(
+      loadConfig({ GATEWAY_S3_LISTEN: '127.0.0.1:9100', GATEWAY_CONTROL_LISTEN: '127.0.0.2:9100' }).listen,
+    ).toMatchObject({ s3: '127.0.0.1:9100', control: '127.0.0.2:9100' });
+    expect(
+      loadConfig({
+        GATEWAY_S3_LISTEN: '127.0.0.1:0',
+        GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
+        GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
+      }).listen.metrics,
+    ).toBe('127.0.0.1:0');
+  });
+
+  it('bounds the per-organisation metric label by a validated setting', () => {
+    expect(loadConfig({}).metrics.maxOrganisationLabels).toBe(50);
+    expect(loadConfig({ GATEWAY_METRICS_MAX_ORGANISATIONS: '200' }).metrics.maxOrganisationLabels).toBe(200);
+    expect(loadConfig({ GATEWAY_METRICS_MAX_ORGANISATIONS: '0' }).metrics.maxOrganisationLabels).toBe(0);
+    for (const bad of ['-1', 'many', '100001']) {
+      const problems = problemsOf({ GATEWAY_METRICS_MAX_ORGANISATIONS: bad });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^GATEWAY_METRICS_MAX_ORGANISATIONS: /);
+    }
+  });
+
+  it('has no shutdown drain by default, and takes one from GATEWAY_SHUTDOWN_DRAIN_SECONDS', () => {
+    expect(loadConfig({}).shutdownDrainSeconds).toBe(0);
+    expect(loadConfig({ GATEWAY_SHUTDOWN_DRAIN_SECONDS: '5' }).shutdownDrainSeconds).toBe(5);
+    expect(problemsOf({ GATEWAY_SHUTDOWN_DRAIN_SECONDS: '-1' })[0]).toMatch(
+      /^GATEWAY_SHUTDOWN_DRAIN_SECONDS: /,
+    );
   });
 });
