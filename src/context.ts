@@ -15,4 +15,6 @@ export interface GatewayContext {
   /** The storage endpoint's base URL as clients reach it (for presigning and the start-up banner). */
   readonly s3PublicUrl: string;
   readonly version: { product: string; commit: string; api: string };
+  /** `draining` turns true when shutdown starts; readiness then answers 503. */
+  readonly lifecycle: { readonly draining: boolean };
 }

@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     signals += 1;
     if (signals > 1) process.exit(1);
-    logger.info({ signal }, 'shutting down: no new connections, waiting for in-flight requests');
+    logger.info(
+      { signal, drainSeconds: config.shutdownDrainSeconds, graceSeconds: config.shutdownGraceSeconds },
+      'shutting down: readiness answers 503, then no new connections, then in-flight requests finish',
+    );
     gateway.stop().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -10,9 +10,10 @@ import type { GatewayConfig } from './config/schema.js';
 import type { GatewayContext } from './context.js';
 import { createControlApp } from './control/app.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { GatewayMetrics } from './observability/metrics.js';
+import { GatewayMetrics, type CacheRecordKind } from './observability/metrics.js';
 import { answerClientError } from './s3/client-error.js';
 import { createS3Listener } from './s3/handler.js';
+import { drainDelay, Lifecycle } from './server/lifecycle.js';
 import { closeServer, createServer, listen, urlOf } from './server/listen.js';
 import { createMetricsListener } from './server/metrics-server.js';
 import { openStore, type Store } from './store/index.js';
@@ -21,7 +22,11 @@ export interface RunningGateway {
   readonly context: GatewayContext;
   readonly bootstrap: BootstrapResult;
   readonly urls: { s3: string; control: string; metrics: string };
-  /** Graceful: stop accepting, let in-flight requests finish within the grace period, close the pool. */
+  /**
+   * Graceful: readiness answers 503 at once, the listeners keep serving for the drain delay
+   * (shutdownDrainSeconds) so load balancers can stop sending traffic, then they stop accepting and
+   * in-flight requests finish within the grace period (shutdownGraceSeconds); then the pool closes.
+   */
   stop(): Promise<void>;
 }
 
@@ -68,12 +73,14 @@ export async function startGateway(
   const secrets = resolveSecrets(config);
   for (const file of secrets.generated)
     logger.warn({ file }, 'generated a development secret; set it in production');
-  const metrics = options.metrics ?? new GatewayMetrics();
+  const metrics =
+    options.metrics ?? new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
   const cacheEvents = {
-    onHit: (kind: string) => metrics.cacheEvents.inc({ kind, event: 'hit' }),
-    onMiss: (kind: string) => metrics.cacheEvents.inc({ kind, event: 'miss' }),
-    onInvalidate: (kind: string) => metrics.cacheEvents.inc({ kind, event: 'invalidation' }),
+    onHit: (kind: CacheRecordKind) => metrics.cacheEvents.inc({ kind, event: 'hit' }),
+    onMiss: (kind: CacheRecordKind) => metrics.cacheEvents.inc({ kind, event: 'miss' }),
+    onInvalidate: (kind: CacheRecordKind) => metrics.cacheEvents.inc({ kind, event: 'invalidation' }),
   };
+  const lifecycle = new Lifecycle();
 
   const store: Store = await openStore(config, secrets.masterKey, cacheEvents);
   let embedded: EmbeddedS3 | null = null;
@@ -109,6 +116,7 @@ export async function startGateway(
       jwtSecret: secrets.jwtSecret,
       s3PublicUrl: config.s3.publicUrl ?? s3Url,
       version: readVersion(),
+      lifecycle,
     };
     const s3Listener = createS3Listener(context);
     s3Server.on('request', s3Listener);
@@ -143,7 +151,19 @@ export async function startGateway(
       urls: { s3: s3Url, control: controlUrl, metrics: metricsUrl },
       stop: () => {
         stopping ??= (async () => {
+          lifecycle.startDraining();
+          if (config.shutdownDrainSeconds > 0) {
+            logger.info(
+              { drainSeconds: config.shutdownDrainSeconds },
+              'draining: readiness answers 503, still serving until the drain delay ends',
+            );
+          }
+          await drainDelay(config.shutdownDrainSeconds * 1000);
           const graceMs = config.shutdownGraceSeconds * 1000;
+          logger.info(
+            { graceSeconds: config.shutdownGraceSeconds },
+            'no new connections; waiting for in-flight requests',
+          );
           await Promise.all(servers.map((server) => closeServer(server, graceMs)));
           s3Listener.close();
           await backend.close();

@@ -1,19 +1,66 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { INVALIDATION_KINDS } from '../store/invalidation.js';
+
+/*
+ * The closed label-value sets. The counters below accept only these values (the compiler checks every
+ * caller), and the dashboard test checks every matcher in grafana/ against them, so renaming a value
+ * here breaks both the code that records it and any dashboard that still selects the old name.
+ */
 
 /** Why the storage endpoint refused a request; a fixed set so the label stays bounded. */
-export type RefusalReason =
-  | 'signature'
-  | 'unknown_key'
-  | 'expired'
-  | 'scope'
-  | 'suspended'
-  | 'skew'
-  | 'presign_expired'
-  | 'malformed'
-  | 'ban'
-  | 'bot_protection'
-  | 'anonymous'
-  | 'checksum';
+export const REFUSAL_REASONS = [
+  'signature',
+  'unknown_key',
+  'expired',
+  'scope',
+  'suspended',
+  'skew',
+  'presign_expired',
+  'malformed',
+  'ban',
+  'bot_protection',
+  'anonymous',
+  'checksum',
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+export const LOGIN_OUTCOMES = ['succeeded', 'failed', 'rate_limited'] as const;
+export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
+
+export const TOKEN_REFRESH_OUTCOMES = ['refreshed', 'reuse_detected', 'invalid'] as const;
+export type TokenRefreshOutcome = (typeof TOKEN_REFRESH_OUTCOMES)[number];
+
+export const CACHE_EVENTS = ['hit', 'miss', 'invalidation'] as const;
+export type CacheEvent = (typeof CACHE_EVENTS)[number];
+
+/** The kinds of cached record (the `kind` of the cache metric): those the invalidation bus knows. */
+export const CACHE_RECORD_KINDS = INVALIDATION_KINDS;
+export type CacheRecordKind = (typeof CACHE_RECORD_KINDS)[number];
+
+/** How the object store failed: no connection, no answer in time, connection lost, or a 5xx answer. */
+export const BACKEND_ERROR_KINDS = ['unreachable', 'timeout', 'reset', '5xx'] as const;
+export type BackendErrorKind = (typeof BACKEND_ERROR_KINDS)[number];
+
+export const BYTE_DIRECTIONS = ['in', 'out'] as const;
+export type ByteDirection = (typeof BYTE_DIRECTIONS)[number];
+
+/** A counter whose label values the compiler checks (each label typed by its closed set). */
+export type ClosedCounter<Labels extends Record<string, string>> = Omit<
+  Counter<Extract<keyof Labels, string>>,
+  'inc' | 'labels'
+> & {
+  inc(labels: Labels, value?: number): void;
+};
+
+/** Metric name → label → every value the gateway records for it (closed sets only). */
+export const CLOSED_LABEL_VALUES: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  gateway_s3_refusals_total: { reason: REFUSAL_REASONS },
+  gateway_logins_total: { outcome: LOGIN_OUTCOMES },
+  gateway_token_refreshes_total: { outcome: TOKEN_REFRESH_OUTCOMES },
+  gateway_credential_cache_events_total: { kind: CACHE_RECORD_KINDS, event: CACHE_EVENTS },
+  gateway_backend_errors_total: { kind: BACKEND_ERROR_KINDS },
+  gateway_organisation_bytes_total: { direction: BYTE_DIRECTIONS },
+};
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -67,7 +114,7 @@ export class GatewayMetrics {
     help: 'Proxied request or response bodies currently streaming.',
     registers: [this.registry],
   });
-  readonly refusals = new Counter({
+  readonly refusals: ClosedCounter<{ reason: RefusalReason }> = new Counter({
     name: 'gateway_s3_refusals_total',
     help: 'Storage requests refused at the edge, by reason.',
     labelNames: ['reason'] as const,
@@ -80,13 +127,13 @@ export class GatewayMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly backendErrors = new Counter({
+  readonly backendErrors: ClosedCounter<{ kind: BackendErrorKind }> = new Counter({
     name: 'gateway_backend_errors_total',
     help: 'Object store failures: unreachable, timed out, reset, or 5xx.',
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
-  readonly cacheEvents = new Counter({
+  readonly cacheEvents: ClosedCounter<{ kind: CacheRecordKind; event: CacheEvent }> = new Counter({
     name: 'gateway_credential_cache_events_total',
     help: 'Access cache hits, misses and invalidations, by record kind.',
     labelNames: ['kind', 'event'] as const,
@@ -94,16 +141,21 @@ export class GatewayMetrics {
   });
   readonly organisationRequests = new Counter({
     name: 'gateway_organisation_requests_total',
-    help: 'Storage requests per organisation (bounded: the busiest organisations by name, the rest as "other").',
+    help:
+      'Storage requests per organisation, labelled by name (bounded: the first organisations to send requests ' +
+      'since the process started get their own series, up to GATEWAY_METRICS_MAX_ORGANISATIONS; later ones ' +
+      'share "_other"; a name starting with "_" is labelled with one more "_" in front).',
     labelNames: ['organisation'] as const,
     registers: [this.registry],
   });
-  readonly organisationBytes = new Counter({
-    name: 'gateway_organisation_bytes_total',
-    help: 'Storage bytes per organisation and direction (bounded like gateway_organisation_requests_total).',
-    labelNames: ['organisation', 'direction'] as const,
-    registers: [this.registry],
-  });
+  readonly organisationBytes: ClosedCounter<{ organisation: string; direction: ByteDirection }> = new Counter(
+    {
+      name: 'gateway_organisation_bytes_total',
+      help: 'Storage bytes per organisation and direction (bounded like gateway_organisation_requests_total).',
+      labelNames: ['organisation', 'direction'] as const,
+      registers: [this.registry],
+    },
+  );
 
   readonly controlRequests = new Counter({
     name: 'gateway_control_requests_total',
@@ -118,15 +170,15 @@ export class GatewayMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly logins = new Counter({
+  readonly logins: ClosedCounter<{ outcome: LoginOutcome }> = new Counter({
     name: 'gateway_logins_total',
-    help: 'Login attempts by outcome (succeeded, failed, rate_limited).',
+    help: `Login attempts by outcome (${LOGIN_OUTCOMES.join(', ')}).`,
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
-  readonly tokenRefreshes = new Counter({
+  readonly tokenRefreshes: ClosedCounter<{ outcome: TokenRefreshOutcome }> = new Counter({
     name: 'gateway_token_refreshes_total',
-    help: 'Refresh-token presentations by outcome (refreshed, reuse_detected, invalid).',
+    help: `Refresh-token presentations by outcome (${TOKEN_REFRESH_OUTCOMES.join(', ')}).`,
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -134,31 +186,57 @@ export class GatewayMetrics {
   readonly organisationLabels: OrganisationLabels;
 
   constructor(options: { maxOrganisationLabels?: number; defaultMetrics?: boolean } = {}) {
-    this.organisationLabels = new OrganisationLabels(options.maxOrganisationLabels ?? 50);
+    this.organisationLabels = new OrganisationLabels(
+      options.maxOrganisationLabels ?? DEFAULT_MAX_ORGANISATION_LABELS,
+    );
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
     }
   }
 }
 
+/** The default of `metrics.maxOrganisationLabels` (config/default.json). */
+export const DEFAULT_MAX_ORGANISATION_LABELS = 50;
+
 /**
- * Keeps the organisation label bounded: the first N organisations seen get their own series, the
- * rest share "other". N is configured well above the number of tenants that matter on one dashboard.
+ * The organisation label of everything beyond the limit. Organisation names are free text, so no value
+ * is reserved by the names themselves: {@link OrganisationLabels} escapes names that start with "_"
+ * (one more "_" in front), which leaves every value starting with exactly one "_" to the gateway.
+ */
+export const ORGANISATION_OVERFLOW_LABEL = '_other';
+
+/** An organisation name as a label value: unchanged unless it starts with "_", which gets one more. */
+export function organisationLabelValue(organisationName: string): string {
+  return organisationName.startsWith('_') ? `_${organisationName}` : organisationName;
+}
+
+/**
+ * Keeps the organisation label bounded: the first N organisations seen since the process started get
+ * their own series, every later one shares {@link ORGANISATION_OVERFLOW_LABEL}. N is the
+ * `metrics.maxOrganisationLabels` setting (GATEWAY_METRICS_MAX_ORGANISATIONS). First seen rather than
+ * busiest: a counter's series cannot move to another label value without breaking its rate.
  */
 export class OrganisationLabels {
   readonly #limit: number;
   readonly #known = new Set<string>();
 
   constructor(limit: number) {
+    if (!Number.isInteger(limit) || limit < 0)
+      throw new RangeError(`invalid organisation label limit ${limit}`);
     this.#limit = limit;
   }
 
+  get limit(): number {
+    return this.#limit;
+  }
+
   label(organisationName: string): string {
-    if (this.#known.has(organisationName)) return organisationName;
+    const value = organisationLabelValue(organisationName);
+    if (this.#known.has(value)) return value;
     if (this.#known.size < this.#limit) {
-      this.#known.add(organisationName);
-      return organisationName;
+      this.#known.add(value);
+      return value;
     }
-    return 'other';
+    return ORGANISATION_OVERFLOW_LABEL;
   }
 }

@@ -1,6 +1,8 @@
 import type { Sql } from './database.js';
 
-export type InvalidationKind = 'credential' | 'bucket' | 'organisation';
+/** The kinds of record the caches hold and the bus invalidates. */
+export const INVALIDATION_KINDS = ['credential', 'bucket', 'organisation'] as const;
+export type InvalidationKind = (typeof INVALIDATION_KINDS)[number];
 
 export interface Invalidation {
   kind: InvalidationKind;

@@ -81,4 +81,87 @@ describe('graceful shutdown', () => {
       if (!stopped) await gw.stop();
     }
   });
+
+  it('drains first: readiness answers 503 while the listeners still serve, then they close and an in-flight download still completes', async () => {
+    const gw = await startTestGateway({
+      GATEWAY_SHUTDOWN_DRAIN_SECONDS: '1',
+      GATEWAY_SHUTDOWN_GRACE_SECONDS: '10',
+    });
+    let stopping: Promise<void> | null = null;
+    try {
+      await createBucket(gw, 'drain-first');
+      const s3 = pathStyleClient(gw);
+      const size = 8 * 1024 * 1024;
+      await s3.send(
+        new PutObjectCommand({ Bucket: 'drain-first', Key: 'big.bin', Body: Buffer.alloc(size, 3) }),
+      );
+      const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'drain-first', Key: 'big.bin' }), {
+        expiresIn: 60,
+      });
+      expect((await fetch(`${gw.controlUrl}/v1/health`)).status).toBe(200);
+
+      // The download reads its first chunk, then holds still until the listeners have closed.
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let started: () => void = () => undefined;
+      const firstChunk = new Promise<void>((resolve) => (started = resolve));
+      const received = new Promise<number>((resolve, reject) => {
+        http
+          .get(url, { agent: false }, (response) => {
+            let bytes = 0;
+            response.on('data', (chunk: Buffer) => {
+              if (bytes === 0) {
+                response.pause();
+                started();
+                void gate.then(() => response.resume());
+              }
+              bytes += chunk.length;
+            });
+            response.on('end', () => resolve(bytes));
+            response.on('error', reject);
+          })
+          .on('error', reject);
+      });
+      await firstChunk;
+
+      // The test gateway audits its logs for secrets first, then stops the gateway: wait for the drain.
+      stopping = gw.stop();
+      while (!gw.gateway.context.lifecycle.draining) await new Promise((resolve) => setTimeout(resolve, 5));
+      const stopStarted = Date.now();
+
+      // During the drain: not ready, saying why, while both listeners still answer.
+      const health = await fetch(`${gw.controlUrl}/v1/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toEqual({
+        status: 'unavailable',
+        checks: {
+          database: { status: 'ok' },
+          backend: { status: 'ok' },
+          shutdown: { status: 'failing', error: 'the instance is shutting down' },
+        },
+      });
+      const live = await fetch(`${gw.s3Url}/_gateway/live`);
+      expect(live.status).toBe(200);
+      expect(Date.now() - stopStarted).toBeLessThan(1000);
+
+      // After the drain delay the listener stops accepting, with the download still in flight.
+      const deadline = Date.now() + 5000;
+      let refused = false;
+      while (!refused && Date.now() < deadline) {
+        refused = await fetch(`${gw.s3Url}/_gateway/live`, { headers: { connection: 'close' } }).then(
+          () => false,
+          () => true,
+        );
+        if (!refused) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(refused).toBe(true);
+      expect(Date.now() - stopStarted).toBeGreaterThanOrEqual(1000);
+
+      release();
+      expect(await received).toBe(size);
+      await stopping;
+    } finally {
+      if (stopping === null) await gw.stop();
+    }
+  });
 });

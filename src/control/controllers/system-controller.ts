@@ -11,7 +11,8 @@ export class SystemController extends Controller {
   }
 
   /**
-   * Readiness of the database and the object store: 200 when both answer, 503 naming the failing check.
+   * Readiness of the database and the object store: 200 when both answer, 503 naming the failing check
+   * (`shutdown` while the instance drains before it stops).
    * @summary Health
    */
   @Get('health')

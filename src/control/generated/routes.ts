@@ -72,7 +72,7 @@ const models: TsoaRoute.Models = {
         "dataType": "refObject",
         "properties": {
             "status": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["ready"]},{"dataType":"enum","enums":["unavailable"]}],"required":true},
-            "checks": {"dataType":"nestedObjectLiteral","nestedProperties":{"backend":{"ref":"HealthCheck","required":true},"database":{"ref":"HealthCheck","required":true}},"required":true},
+            "checks": {"dataType":"nestedObjectLiteral","nestedProperties":{"shutdown":{"ref":"HealthCheck"},"backend":{"ref":"HealthCheck","required":true},"database":{"ref":"HealthCheck","required":true}},"required":true},
         },
         "additionalProperties": false,
     },

@@ -6,7 +6,8 @@ export interface HealthCheck {
 
 export interface HealthReport {
   status: 'ready' | 'unavailable';
-  checks: { database: HealthCheck; backend: HealthCheck };
+  /** `shutdown` is present (and failing) only while the instance drains before it stops. */
+  checks: { database: HealthCheck; backend: HealthCheck; shutdown?: HealthCheck };
 }
 
 export interface VersionInfo {

@@ -49,8 +49,12 @@ export class SystemService {
         (error) => logger.warn({ err: error }, 'health check: object store failing'),
       ),
     ]);
-    const ready = database.status === 'ok' && backendCheck.status === 'ok';
-    return { status: ready ? 'ready' : 'unavailable', checks: { database, backend: backendCheck } };
+    const checks: HealthReport['checks'] = { database, backend: backendCheck };
+    if (this.#deps.context.lifecycle.draining) {
+      checks.shutdown = { status: 'failing', error: 'the instance is shutting down' };
+    }
+    const ready = Object.values(checks).every((result) => result.status === 'ok');
+    return { status: ready ? 'ready' : 'unavailable', checks };
   }
 
   version(): VersionInfo {

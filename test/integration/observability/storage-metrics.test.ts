@@ -1,26 +1,22 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RefusalReason } from '../../../src/observability/metrics.js';
+import {
+  ORGANISATION_OVERFLOW_LABEL,
+  REFUSAL_REASONS,
+  type RefusalReason,
+} from '../../../src/observability/metrics.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { pathStyleClient } from '../../support/s3/clients.js';
-import { createBucket, createCredential, defaultOrganisation } from '../../support/s3/fixtures.js';
+import {
+  createBucket,
+  createCredential,
+  createOrganisation,
+  defaultOrganisation,
+} from '../../support/s3/fixtures.js';
 import { sendRaw, signedHeaders } from '../../support/s3/raw-requests.js';
 
-const REASONS: RefusalReason[] = [
-  'signature',
-  'unknown_key',
-  'expired',
-  'scope',
-  'suspended',
-  'skew',
-  'presign_expired',
-  'malformed',
-  'ban',
-  'bot_protection',
-  'anonymous',
-  'checksum',
-];
+const REASONS: readonly RefusalReason[] = REFUSAL_REASONS;
 
 let gw: TestGateway;
 let s3: S3Client;
@@ -179,5 +175,34 @@ describe('storage metrics after real traffic', () => {
     expect(
       valueOf(after, series('invalidation')) - valueOf(before, series('invalidation')),
     ).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('per-organisation metrics with GATEWAY_METRICS_MAX_ORGANISATIONS', () => {
+  it('counts the organisations beyond the configured limit under the overflow label', async () => {
+    const small = await startTestGateway({ GATEWAY_METRICS_MAX_ORGANISATIONS: '1' });
+    try {
+      expect(small.gateway.context.metrics.organisationLabels.limit).toBe(1);
+      const first = await defaultOrganisation(small);
+      // Named like the old overflow value: it must get a series of its own, not be mistaken for one.
+      const second = await createOrganisation(small, 'other');
+      await createBucket(small, 'first-bucket', { organisationId: first.id });
+      await createBucket(small, 'second-bucket', { organisationId: second.id });
+      const firstClient = pathStyleClient(small);
+      const secondClient = pathStyleClient(
+        small,
+        await createCredential(small, { organisationId: second.id }),
+      );
+      await firstClient.send(new ListObjectsV2Command({ Bucket: 'first-bucket' }));
+      await secondClient.send(new ListObjectsV2Command({ Bucket: 'second-bucket' }));
+      await secondClient.send(new ListObjectsV2Command({ Bucket: 'second-bucket' }));
+      const text = await (await fetch(`${small.metricsUrl}/metrics`)).text();
+      const series = (label: string) => `gateway_organisation_requests_total{organisation="${label}"}`;
+      expect(valueOf(text, series(first.name))).toBe(1);
+      expect(valueOf(text, series(ORGANISATION_OVERFLOW_LABEL))).toBe(2);
+      expect(text).not.toContain('organisation="other"');
+    } finally {
+      await small.stop();
+    }
   });
 });
