@@ -3,6 +3,7 @@
  * Nothing else in the data plane writes error XML; it throws or returns an {@link S3Error}
  * naming one of these entries and the pipeline renders it with {@link renderS3Error}.
  */
+import { escapeXml } from './xml.js';
 
 export interface S3ErrorDefinition {
   /** The S3 error code clients switch on. */
@@ -118,11 +119,6 @@ export const S3_ERRORS = {
     400,
     'Your proposed upload is smaller than the minimum allowed object size.',
   ),
-  EntityTooLarge: entry(
-    'EntityTooLarge',
-    400,
-    'Your proposed upload exceeds the maximum allowed object size.',
-  ),
   BadDigest: entry(
     'BadDigest',
     400,
@@ -218,7 +214,16 @@ export const S3_ERRORS = {
     'Your request was missing a required header: x-amz-acl, or an AccessControlPolicy body.',
   ),
 
-  // The gateway or its backend.
+  // The gateway or its backend. Backend error answers without an S3 error document of their own
+  // are told by status with these (backend-answers.ts).
+  BackendAccessDenied: entry('AccessDenied', 403, 'Access Denied'),
+  PreconditionFailed: entry(
+    'PreconditionFailed',
+    412,
+    'At least one of the pre-conditions you specified did not hold.',
+  ),
+  InvalidRange: entry('InvalidRange', 416, 'The requested range is not satisfiable.'),
+  BackendRejectedRequest: entry('InvalidRequest', 400, 'The object store refused the request.'),
   ServiceUnavailable: entry(
     'ServiceUnavailable',
     503,
@@ -257,15 +262,6 @@ export class S3Error extends Error {
 
 export function isS3Error(value: unknown): value is S3Error {
   return value instanceof S3Error;
-}
-
-function escapeXml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&apos;');
 }
 
 export interface RenderContext {

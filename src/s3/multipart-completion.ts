@@ -13,17 +13,19 @@ import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { S3Address } from './address.js';
 import {
-  backendCall,
-  backendRequest,
-  readBackendAnswer,
-  toBackendUnavailable,
-} from './backend-connection.js';
+  errorCodeOf,
+  errorForBareStatus,
+  isXmlAnswer,
+  recordBackendFailure,
+  serviceUnavailable,
+  statusLabel,
+  withRequestId,
+} from './backend-answers.js';
+import { backendCall, backendRequest, readBackendAnswer } from './backend-connection.js';
 import type { S3Dependencies } from './dependencies.js';
-import { S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';
 import { backendPath, backendQuery } from './forward.js';
 import { clientResponseHeaders, forwardedRequestHeaders } from './forward-headers.js';
-import { withRequestId } from './proxy.js';
 import type { HeaderMap } from './request-headers.js';
 import { countBytesOut, writeHead } from './respond.js';
 import type { BodyPipeline } from './sigv4/index.js';
@@ -32,7 +34,6 @@ import { childText, escapeXml, parseXml } from './xml.js';
 /** A completion answer is a few hundred bytes, an error document not much more. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const EMPTY_ETAG = /<ETag\s*\/>|<ETag>\s*<\/ETag>/;
-const ERROR_CODE = /<Code>([A-Za-z0-9.]{1,64})<\/Code>/;
 
 /** True when the document is a CompleteMultipartUploadResult with an empty ETag element. */
 export function lacksEtag(document: string): boolean {
@@ -51,27 +52,6 @@ export interface CheckedCompletion {
   readonly headers: HeaderMap;
   readonly plan: BodyPipeline;
   readonly body: Buffer;
-}
-
-/** Counts and logs a backend that did not answer. */
-function recordBackendFailure(exchange: S3Exchange, dependencies: S3Dependencies, error: unknown): void {
-  const failure = toBackendUnavailable(error);
-  const { metrics, logger } = dependencies.context;
-  metrics.backendErrors.inc({ kind: failure.kind });
-  logger.warn(
-    { requestId: exchange.id, kind: failure.kind, message: failure.message },
-    'object store did not answer',
-  );
-}
-
-/** A backend that did not answer, counted and logged, as the client hears it. */
-export function serviceUnavailable(
-  exchange: S3Exchange,
-  dependencies: S3Dependencies,
-  error: unknown,
-): S3Error {
-  recordBackendFailure(exchange, dependencies, error);
-  return new S3Error('ServiceUnavailable');
 }
 
 export async function forwardCompletion(
@@ -121,10 +101,13 @@ export async function forwardCompletion(
     const versionId = typeof version === 'string' ? version : undefined;
     const etag = await assembledEtag(exchange, dependencies, completion, versionId);
     if (etag !== null) body = Buffer.from(fillEtag(document, etag), 'utf8');
-  } else if (status >= 300 && /xml/i.test(response.headers['content-type'] ?? '')) {
+  } else if (status >= 300 && isXmlAnswer(response.headers)) {
     body = Buffer.from(withRequestId(document, exchange.id), 'utf8');
+  } else {
+    const bare = errorForBareStatus(status, 'POST', true);
+    if (bare !== null) throw bare;
   }
-  exchange.errorCode = ERROR_CODE.exec(document)?.[1] ?? (status < 300 ? '' : `Http${status}`);
+  exchange.errorCode = errorCodeOf(document) ?? statusLabel(status);
   // After whitespace the head is out already (no length), and this ends the chunked body.
   writeHead(exchange, status, { ...headers, 'content-length': body.length });
   exchange.response.end(body);

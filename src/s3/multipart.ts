@@ -7,13 +7,14 @@
  * completion then goes on with the body that was read (multipart-completion.ts: RGW's empty ETag).
  */
 import { queryValue, type S3Address } from './address.js';
+import { serviceUnavailable } from './backend-answers.js';
 import { backendCall, BackendUnavailableError } from './backend-connection.js';
 import { planBody, readBody } from './body.js';
 import type { S3Dependencies } from './dependencies.js';
 import { S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';
 import { backendPath } from './forward.js';
-import { forwardCompletion, serviceUnavailable } from './multipart-completion.js';
+import { forwardCompletion } from './multipart-completion.js';
 import type { HeaderMap } from './request-headers.js';
 import { childList, childText, parseXml } from './xml.js';
 

@@ -8,7 +8,8 @@
  *   upstream request is destroyed before its last bytes leave, so the backend stores nothing,
  *   and the client hears the verification error instead.
  * - An unreachable, refusing or silent backend (`backend.timeoutSeconds`) is 503
- *   ServiceUnavailable; backend error documents pass through with the gateway's request id.
+ *   ServiceUnavailable; backend error answers become S3 error documents with the gateway's
+ *   request id (backend-answers.ts).
  */
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -16,18 +17,23 @@ import { pipeline, Readable, Transform, type TransformCallback } from 'node:stre
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
-import type { BackendAgent } from './backend-connection.js';
+import {
+  errorCodeOf,
+  errorForBareStatus,
+  isXmlAnswer,
+  statusLabel,
+  withRequestId,
+} from './backend-answers.js';
+import type { BackendAgent, BackendFailureKind } from './backend-connection.js';
 import type { BackendRequestSpec, BackendSigner } from './backend-signer.js';
 import { bodyFailureError, type ForwardBody } from './body.js';
 import { S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';
 import { clientResponseHeaders } from './forward-headers.js';
 import { countBytesOut, sendError, writeHead } from './respond.js';
-import { escapeXml } from './xml.js';
 
 /** Backend error documents are small; anything larger is streamed through unchanged. */
 const MAX_ERROR_DOCUMENT_BYTES = 256 * 1024;
-const ERROR_CODE = /<Code>([A-Za-z0-9.]{1,64})<\/Code>/;
 
 export interface ForwardInstructions {
   readonly spec: BackendRequestSpec;
@@ -45,8 +51,6 @@ export interface ProxySettings {
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
 }
-
-type BackendFailureKind = 'unreachable' | 'timeout' | 'reset';
 
 /** One forwarded request's progress. */
 class Forwarding {
@@ -68,28 +72,6 @@ function failureKind(forwarding: Forwarding, error: NodeJS.ErrnoException): Back
     return 'unreachable';
   }
   return 'reset';
-}
-
-/** The code label for a backend answer without a readable error document (HEAD, non-XML). */
-function statusCode(status: number): string {
-  if (status < 300 || status === 304) return '';
-  if (status === 404) return 'NotFound';
-  if (status === 403) return 'AccessDenied';
-  if (status === 412) return 'PreconditionFailed';
-  return `Http${status}`;
-}
-
-/** The gateway's request id in a backend error document: replacing the backend's, or added when it has none. */
-export function withRequestId(document: string, requestId: string): string {
-  const element = `<RequestId>${escapeXml(requestId)}</RequestId>`;
-  if (/<RequestId>[^<]*<\/RequestId>/.test(document)) {
-    return document.replace(/<RequestId>[^<]*<\/RequestId>/, element);
-  }
-  return document.replace(/<\/Error>\s*$/, `${element}</Error>`);
-}
-
-function isXml(response: http.IncomingMessage): boolean {
-  return /xml/i.test(response.headers['content-type'] ?? '');
 }
 
 export class BackendProxy {
@@ -217,16 +199,22 @@ export class BackendProxy {
     forwarding.settled = true;
     const headers = clientResponseHeaders(backendResponse.headers);
     const declaredLength = Number(backendResponse.headers['content-length'] ?? Number.NaN);
-    if (
-      status >= 300 &&
-      exchange.method !== 'HEAD' &&
-      isXml(backendResponse) &&
-      !(declaredLength > MAX_ERROR_DOCUMENT_BYTES)
-    ) {
+    const xml = isXmlAnswer(backendResponse.headers);
+    if (status >= 300 && exchange.method !== 'HEAD' && xml && !(declaredLength > MAX_ERROR_DOCUMENT_BYTES)) {
       this.#relayErrorDocument(exchange, status, headers, backendResponse);
       return;
     }
-    exchange.errorCode = statusCode(status);
+    const bare = xml ? null : errorForBareStatus(status, exchange.method, exchange.address?.key !== '');
+    if (bare !== null) {
+      backendResponse.resume();
+      this.#settings.logger.warn(
+        { requestId: exchange.id, status, contentType: backendResponse.headers['content-type'] },
+        'object store answered an error without an S3 error document',
+      );
+      sendError(exchange, bare);
+      return;
+    }
+    exchange.errorCode = statusLabel(status);
     const extra = status < 300 ? (forwarding.instructions.successHeaders?.() ?? {}) : {};
     writeHead(exchange, status, { ...headers, ...extra });
     this.#stream(exchange, backendResponse);
@@ -264,7 +252,7 @@ export class BackendProxy {
     backendResponse.once('error', () => exchange.response.destroy());
     backendResponse.once('end', () => {
       const document = withRequestId(Buffer.concat(chunks).toString('utf8'), exchange.id);
-      exchange.errorCode = ERROR_CODE.exec(document)?.[1] ?? statusCode(status);
+      exchange.errorCode = errorCodeOf(document) ?? statusLabel(status);
       const body = Buffer.from(document, 'utf8');
       writeHead(exchange, status, { ...headers, 'content-length': body.length });
       exchange.response.end(body);

@@ -2,7 +2,7 @@
  * An object store that is down, refuses connections, resets them or never answers: the client gets
  * a 503 ServiceUnavailable S3 error document within the backend timeout, never a hang or a crash,
  * and the gateway keeps serving. A slow one whose answer arrives after the client hung up must not
- * crash it either.
+ * crash it either. An error answer without an S3 error document still reaches the client as one.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +12,9 @@ import { S3_ERRORS } from '../../../src/s3/errors.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
-import { sendOnSocket, sendRaw } from '../../support/s3/raw-requests.js';
+import { describeRawError, sendOnSocket, sendRaw } from '../../support/s3/raw-requests.js';
 
-type Behaviour = 'hang' | 'reset' | 'slow';
+type Behaviour = 'hang' | 'reset' | 'slow' | 'bare';
 
 /** How long the 'slow' backend takes to answer. */
 const SLOW_MS = 300;
@@ -26,7 +26,13 @@ let gateway: TestGateway;
 beforeAll(async () => {
   backend = http.createServer((request, response) => {
     if (behaviour === 'reset') request.socket.destroy();
-    else if (behaviour === 'slow') {
+    else if (behaviour === 'bare') {
+      // An error without an S3 error document, as a load balancer or a terse store sends it.
+      request.resume();
+      const status = Number(/status-(\d{3})/.exec(request.url ?? '')?.[1] ?? 500);
+      response.writeHead(status, { 'content-type': 'text/html' });
+      response.end(request.method === 'HEAD' ? undefined : `<html><body>${status}</body></html>`);
+    } else if (behaviour === 'slow') {
       request.resume();
       // An object, or an S3 error document: the two ways an answer is relayed.
       const missing = (request.url ?? '').includes('missing');
@@ -68,6 +74,40 @@ async function backendErrors(kind: string): Promise<number> {
     new RegExp(`gateway_backend_errors_total\\{kind="${kind}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0,
   );
 }
+
+describe('an object store error without an S3 error document', () => {
+  it('becomes the S3 error document for its status, with the request id; HEAD stays body-less', async () => {
+    behaviour = 'bare';
+    const expected: Record<string, { code: string; status: number; message: string }> = {
+      'status-502': unavailable,
+      'status-503': unavailable,
+      'status-403': { code: 'AccessDenied', status: 403, message: S3_ERRORS.BackendAccessDenied.message },
+      'status-404': { code: 'NoSuchKey', status: 404, message: S3_ERRORS.NoSuchKey.message },
+      'status-416': { code: 'InvalidRange', status: 416, message: S3_ERRORS.InvalidRange.message },
+      'status-429': { code: 'SlowDown', status: 503, message: S3_ERRORS.SlowDown.message },
+      'status-409': {
+        code: 'InvalidRequest',
+        status: 400,
+        message: S3_ERRORS.BackendRejectedRequest.message,
+      },
+    };
+    for (const [key, error] of Object.entries(expected)) {
+      const response = await sendRaw(gateway.s3Url, {
+        method: 'GET',
+        target: `/stranded-public/${key}`,
+        headers: { 'user-agent': 'curl/8.5.0' },
+      });
+      expect(response.headers['content-type'], key).toBe('application/xml');
+      expect(describeRawError(response), key).toEqual({ ...error, requestIdMatches: true });
+    }
+    const head = await sendRaw(gateway.s3Url, {
+      method: 'HEAD',
+      target: '/stranded-public/status-404',
+      headers: { 'user-agent': 'curl/8.5.0' },
+    });
+    expect({ status: head.status, body: head.body }).toEqual({ status: 404, body: '' });
+  });
+});
 
 describe('an object store that does not answer', () => {
   it('a silent backend is 503 after the backend timeout, for reads and uploads', async () => {

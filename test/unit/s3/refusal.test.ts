@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { S3Error } from '../../../src/s3/errors.js';
-import { withRequestId } from '../../../src/s3/proxy.js';
 import { Refusal, refusalReasonOf } from '../../../src/s3/refusal.js';
 
 describe('refusalReasonOf', () => {
@@ -14,16 +13,5 @@ describe('refusalReasonOf', () => {
     expect(refusalReasonOf(new S3Error('PresignedUrlExpired'))).toBe('presign_expired');
     expect(refusalReasonOf(new S3Error('NoSuchBucket'))).toBeNull();
     expect(refusalReasonOf(new S3Error('ServiceUnavailable'))).toBeNull();
-  });
-});
-
-describe('withRequestId', () => {
-  it("replaces the backend's request id, or adds the gateway's when there is none", () => {
-    expect(withRequestId('<Error><Code>X</Code><RequestId>tx-1</RequestId></Error>', 'ABC')).toBe(
-      '<Error><Code>X</Code><RequestId>ABC</RequestId></Error>',
-    );
-    expect(withRequestId('<?xml version="1.0"?>\n<Error><Code>X</Code></Error>\n', 'ABC')).toBe(
-      '<?xml version="1.0"?>\n<Error><Code>X</Code><RequestId>ABC</RequestId></Error>',
-    );
   });
 });
