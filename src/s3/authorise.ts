@@ -42,6 +42,23 @@ export async function assertOrganisationActive(
   if (organisation.status === 'suspended') throw new S3Error('AccountProblem');
 }
 
+/**
+ * Suspension outranks the refusal of an operation the endpoint does not offer: a suspended
+ * organisation's key, or an anonymous request for one of its buckets, hears AccountProblem.
+ */
+export async function assertRequesterActive(
+  exchange: S3Exchange,
+  cache: AccessCache,
+  identity: Identity,
+): Promise<void> {
+  if (identity.kind === 'credential') {
+    await assertOrganisationActive(exchange, cache, identity.credential.organisationId);
+    return;
+  }
+  const entry = await loadBucket(exchange, cache);
+  if (entry !== null) await assertOrganisationActive(exchange, cache, entry.bucket.organisationId);
+}
+
 /** The read check a copy source must also pass: same organisation, in scope, readable. */
 export function assertCredentialCovers(
   credential: CredentialRecord,
@@ -64,7 +81,11 @@ async function authoriseCredential(
   operation: S3Operation,
 ): Promise<void> {
   await assertOrganisationActive(exchange, cache, credential.organisationId);
-  if (operation.level === 'service') return;
+  if (operation.level === 'service') {
+    // Listing bucket names is a read: a key that may not read may not list them either.
+    if (!scopeAllowsMethod(credential.scope, operation.scopeMethod)) throw new S3Error('BucketAccessDenied');
+    return;
+  }
   const entry = await loadBucket(exchange, cache);
   if (entry === null) throw new S3Error('NoSuchBucket');
   assertCredentialCovers(credential, entry, operation.scopeMethod);

@@ -10,13 +10,16 @@
  * (correctly sent as `%25`; reproduced with the AWS SDK straight against RGW), so such part
  * copies are refused outright. CopyObject from the same key works and is forwarded.
  */
-import type { ObjectStoreBackend } from '../backend/object-store.js';
-import type { AccessCache } from '../store/access-cache.js';
 import type { CredentialRecord } from '../store/records.js';
 import { isValidBucketName, MAX_KEY_BYTES } from './address.js';
 import { assertCredentialCovers } from './authorise.js';
+import type { S3Dependencies } from './dependencies.js';
 import { S3Error } from './errors.js';
+import type { S3Exchange } from './exchange.js';
+import { isObjectMissing } from './object-probe.js';
+import { headerValue, type HeaderMap } from './request-headers.js';
 import { hasDotSegment, strictPercentDecode } from './percent-decoding.js';
+import { objectPath } from './forward.js';
 import { sigV4Encode } from './sigv4/index.js';
 
 export interface CopySource {
@@ -59,26 +62,35 @@ export function assertPartCopySupported(source: CopySource): void {
 
 /** The header value the backend receives: `/bucket/key` with every segment SigV4-encoded. */
 export function encodeCopySource(source: CopySource): string {
-  const key = source.key.split('/').map(sigV4Encode).join('/');
   const version = source.versionId === null ? '' : `?versionId=${sigV4Encode(source.versionId)}`;
-  return `/${source.bucket}/${key}${version}`;
+  return `${objectPath(source.bucket, source.key)}${version}`;
+}
+
+/** The copy source's SSE-C key headers, named as a HEAD of the source object takes them. */
+function sourceEncryptionHeaders(headers: HeaderMap): Record<string, string> {
+  const prefix = 'x-amz-copy-source-server-side-encryption-customer-';
+  const result: Record<string, string> = {};
+  for (const name of Object.keys(headers)) {
+    const value = headerValue(headers, name);
+    if (name.startsWith(prefix) && value !== undefined) {
+      result[`x-amz-server-side-encryption-customer-${name.slice(prefix.length)}`] = value;
+    }
+  }
+  return result;
 }
 
 /** Read authorisation on the source bucket and existence of the source object, before forwarding. */
 export async function checkCopySource(
+  exchange: S3Exchange,
+  dependencies: S3Dependencies,
   source: CopySource,
   credential: CredentialRecord,
-  cache: AccessCache,
-  backend: ObjectStoreBackend,
+  headers: HeaderMap,
 ): Promise<void> {
-  const entry = await cache.bucket(source.bucket);
+  const entry = await dependencies.context.store.cache.bucket(source.bucket);
   if (entry === null) throw new S3Error('NoSuchBucket');
   assertCredentialCovers(credential, entry, 'GET');
-  let exists: boolean;
-  try {
-    exists = await backend.objectExists(source.bucket, source.key);
-  } catch {
-    throw new S3Error('ServiceUnavailable');
+  if (await isObjectMissing(exchange, dependencies, source, sourceEncryptionHeaders(headers))) {
+    throw new S3Error('NoSuchKey');
   }
-  if (!exists) throw new S3Error('NoSuchKey');
 }

@@ -15,10 +15,15 @@ import { isHoistedHeaderParameter, isPresignAuthParameter, type HeaderMap } from
 import { checksumHeaderName, sigV4Encode, type BodyPipeline } from './sigv4/index.js';
 
 /** `/bucket/key` with each key segment SigV4-encoded: decoding it gives back exactly the key. */
+export function objectPath(bucket: string, key: string): string {
+  return `/${bucket}/${key.split('/').map(sigV4Encode).join('/')}`;
+}
+
+/** The backend path of an addressed bucket, object or the service root. */
 export function backendPath(address: S3Address): string {
   if (address.bucket === null) return '/';
   if (address.key === '') return `/${address.bucket}`;
-  return `/${address.bucket}/${address.key.split('/').map(sigV4Encode).join('/')}`;
+  return objectPath(address.bucket, address.key);
 }
 
 /** The query minus presigned signature parameters and hoisted headers (those travel as headers). */

@@ -14,7 +14,7 @@ import type { GatewayContext } from '../context.js';
 import type { RequestListener } from '../server/listen.js';
 import { resolveAddress } from './address.js';
 import { authenticate, isSigned } from './authenticate.js';
-import { authorise } from './authorise.js';
+import { assertRequesterActive, authorise } from './authorise.js';
 import { enforceBans } from './bans.js';
 import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './bot-protection.js';
 import { renderBucketLocation } from './bucket-location.js';
@@ -75,8 +75,12 @@ async function handle(exchange: S3Exchange, dependencies: S3Dependencies): Promi
   const identity = await authenticate(exchange, store.cache, dependencies.verifier);
   exchange.identity = identity;
   if (identity.kind === 'credential') dependencies.lastUsed.used(identity.credential.accessKeyId);
-  // Refused operations are told after authentication, as S3 does, so they reveal nothing to strangers.
-  if (!classification.ok) throw new S3Error(classification.error);
+  // Refused operations are told after authentication, as S3 does, so they reveal nothing to
+  // strangers, and after suspension, which answers every request of a suspended organisation.
+  if (!classification.ok) {
+    await assertRequesterActive(exchange, store.cache, identity);
+    throw new S3Error(classification.error);
+  }
   const operation = classification.operation;
   await authorise(exchange, store.cache, identity, operation);
   enforceBans(exchange.method, address, headers);
@@ -112,8 +116,7 @@ async function perform(
       if (identity.kind !== 'credential') throw new S3Error('AnonymousAccessDenied');
       const copySource = parseCopySource(headerValue(headers, 'x-amz-copy-source') ?? '');
       if (operation.name === 'UploadPartCopy') assertPartCopySupported(copySource);
-      const { store, backend } = dependencies.context;
-      await checkCopySource(copySource, identity.credential, store.cache, backend);
+      await checkCopySource(exchange, dependencies, copySource, identity.credential, headers);
       return forwardToBackend(exchange, dependencies, { headers, payloadHash, copySource });
     }
     default:

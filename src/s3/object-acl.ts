@@ -5,12 +5,13 @@
  * 501 NotImplemented. The owner is the organisation that owns the bucket.
  */
 import type { OrganisationRecord } from '../store/records.js';
-import type { S3Address } from './address.js';
+import { queryValue, type S3Address } from './address.js';
 import { OWNER_ONLY_CANNED_ACLS } from './bans.js';
 import { announcesBody, planBody, readBody } from './body.js';
 import type { S3Dependencies } from './dependencies.js';
 import { S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';
+import { isObjectMissing } from './object-probe.js';
 import { headerValue, type HeaderMap } from './request-headers.js';
 import { sendEmpty, sendXml } from './respond.js';
 import {
@@ -74,13 +75,12 @@ function ownerOf(exchange: S3Exchange): AclOwner {
 
 async function assertObjectExists(exchange: S3Exchange, dependencies: S3Dependencies): Promise<void> {
   const address = exchange.address as S3Address;
-  let exists: boolean;
-  try {
-    exists = await dependencies.context.backend.objectExists(address.bucket as string, address.key);
-  } catch {
-    throw new S3Error('ServiceUnavailable');
-  }
-  if (!exists) throw new S3Error('NoSuchKey');
+  const location = {
+    bucket: address.bucket as string,
+    key: address.key,
+    versionId: queryValue(address, 'versionId') ?? null,
+  };
+  if (await isObjectMissing(exchange, dependencies, location)) throw new S3Error('NoSuchKey');
 }
 
 export async function answerGetObjectAcl(exchange: S3Exchange, dependencies: S3Dependencies): Promise<void> {

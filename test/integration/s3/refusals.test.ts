@@ -407,6 +407,17 @@ describe('authorisation', () => {
     });
   });
 
+  it('ListBuckets by a key that may not read: AccessDenied "Access to this bucket is denied."', async () => {
+    const writeOnly = client(
+      await createCredential(gateway, { scope: { buckets: ['*'], methods: ['PUT'] } }),
+    );
+    await expectS3Error(writeOnly.send(new ListBucketsCommand({})), {
+      code: 'AccessDenied',
+      status: 403,
+      message: BUCKET_DENIED,
+    });
+  });
+
   it('no such bucket: NoSuchBucket 404', async () => {
     await expectS3Error(s3.send(new ListObjectsV2Command({ Bucket: 'no-such-bucket' })), {
       code: 'NoSuchBucket',
@@ -542,6 +553,23 @@ describe('suspended organisations: AccountProblem 403 for everything', () => {
       headers: { 'user-agent': 'curl/8.5.0' },
     });
     expect(head.status).toBe(403);
+  });
+
+  it('operations the endpoint refuses anyway: AccountProblem first, signed and anonymous', async () => {
+    await expectS3Error(
+      client(credential).send(new PutBucketPolicyCommand({ Bucket: 'suspended-public', Policy: '{}' })),
+      accountProblem,
+    );
+    await expectS3Error(
+      client(credential).send(new ListObjectVersionsCommand({ Bucket: 'suspended-public' })),
+      accountProblem,
+    );
+    const anonymous = await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: '/suspended-public?versions',
+      headers: { 'user-agent': 'curl/8.5.0' },
+    });
+    expect(describeRawError(anonymous)).toEqual({ ...accountProblem, requestIdMatches: true });
   });
 
   it('a credential issued while suspended', async () => {
@@ -1069,5 +1097,38 @@ describe('copy sources (decisions.md)', () => {
       ),
       { code: 'AccessDenied', status: 403, message: BUCKET_DENIED },
     );
+  });
+
+  it("a part copied from another organisation's bucket: AccessDenied, nothing forwarded", async () => {
+    const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mine', Key: 'assembled' }));
+    await expectS3Error(
+      s3.send(
+        new UploadPartCopyCommand({
+          Bucket: 'mine',
+          Key: 'assembled',
+          UploadId: upload.UploadId,
+          PartNumber: 1,
+          CopySource: 'theirs/anything',
+        }),
+      ),
+      { code: 'AccessDenied', status: 403, message: BUCKET_DENIED },
+    );
+  });
+
+  it('a key that may write but not read its own bucket cannot read it through a copy', async () => {
+    const writeOnly = client(
+      await createCredential(gateway, { scope: { buckets: ['mine'], methods: ['PUT'] } }),
+    );
+    await writeOnly.send(new PutObjectCommand({ Bucket: 'mine', Key: 'write-only-upload', Body: 'w' }));
+    await expectS3Error(
+      writeOnly.send(
+        new CopyObjectCommand({ Bucket: 'mine', Key: 'copied-out', CopySource: 'mine/existing.txt' }),
+      ),
+      { code: 'AccessDenied', status: 403, message: BUCKET_DENIED },
+    );
+    await expectS3Error(s3.send(new HeadObjectCommand({ Bucket: 'mine', Key: 'copied-out' })), {
+      code: 'NotFound',
+      status: 404,
+    });
   });
 });

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ObjectStoreBackend } from '../../../src/backend/object-store.js';
-import {
-  assertPartCopySupported,
-  checkCopySource,
-  encodeCopySource,
-  parseCopySource,
-} from '../../../src/s3/copy-source.js';
-import type { AccessCache, BucketEntry } from '../../../src/store/access-cache.js';
-import type { CredentialRecord } from '../../../src/store/records.js';
+import { assertPartCopySupported, encodeCopySource, parseCopySource } from '../../../src/s3/copy-source.js';
 
 function code(call: () => unknown): string | undefined {
   try {
@@ -75,47 +67,5 @@ describe('assertPartCopySupported', () => {
   it('refuses part copies from keys holding "%", which abort Ceph RGW 16.2', () => {
     expect(() => assertPartCopySupported(parseCopySource('photos/100%25'))).toThrow(/NotImplemented/);
     expect(() => assertPartCopySupported(parseCopySource('photos/a%20b+c'))).not.toThrow();
-  });
-});
-
-describe('checkCopySource', () => {
-  const credential = {
-    accessKeyId: 'GWK1',
-    organisationId: 'org-1',
-    scope: { buckets: ['src', 'dst'], methods: ['GET', 'PUT'] },
-  } as unknown as CredentialRecord;
-  const buckets: Record<string, BucketEntry> = {
-    src: { bucket: { name: 'src', organisationId: 'org-1' }, cors: null } as BucketEntry,
-    outside: { bucket: { name: 'outside', organisationId: 'org-1' }, cors: null } as BucketEntry,
-    foreign: { bucket: { name: 'foreign', organisationId: 'org-2' }, cors: null } as BucketEntry,
-  };
-  const cache = { bucket: async (name: string) => buckets[name] ?? null } as unknown as AccessCache;
-  const backend = (exists: boolean | Error) =>
-    ({
-      objectExists: async () => {
-        if (exists instanceof Error) throw exists;
-        return exists;
-      },
-    }) as unknown as ObjectStoreBackend;
-
-  async function outcome(source: string, exists: boolean | Error = true): Promise<string> {
-    try {
-      await checkCopySource(parseCopySource(source), credential, cache, backend(exists));
-      return 'ok';
-    } catch (error) {
-      return `${(error as { code: string }).code}: ${(error as Error).message}`;
-    }
-  }
-
-  it('passes a readable, existing source', async () => {
-    expect(await outcome('src/k')).toBe('ok');
-  });
-
-  it('refuses a missing source before forwarding, and sources the credential may not read', async () => {
-    expect(await outcome('src/k', false)).toBe('NoSuchKey: NoSuchKey: The specified key does not exist.');
-    expect(await outcome('nowhere/k')).toMatch(/^NoSuchBucket/);
-    expect(await outcome('foreign/k')).toBe('AccessDenied: AccessDenied: Access to this bucket is denied.');
-    expect(await outcome('outside/k')).toBe('AccessDenied: AccessDenied: Access to this bucket is denied.');
-    expect(await outcome('src/k', new Error('connection refused'))).toMatch(/^ServiceUnavailable/);
   });
 });
