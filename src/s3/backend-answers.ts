@@ -9,7 +9,7 @@
  *   kind and logged.
  */
 import type http from 'node:http';
-import { toBackendUnavailable } from './backend-connection.js';
+import { toBackendUnavailable } from '../backend/connection.js';
 import type { S3Dependencies } from './dependencies.js';
 import { S3Error, type S3ErrorKey } from './errors.js';
 import type { S3Exchange } from './exchange.js';

@@ -1,8 +1,8 @@
 /** What the storage endpoint's steps share, built once per listener from the gateway context. */
 import type { GatewayContext } from '../context.js';
 import { createVerifier } from './authenticate.js';
-import { createBackendAgent, type BackendAgent } from './backend-connection.js';
-import { BackendSigner } from './backend-signer.js';
+import { createBackendAgent, type BackendAgent } from '../backend/connection.js';
+import { BackendSigner } from '../backend/signer.js';
 import { LastUsedRecorder } from './last-used.js';
 import { BackendProxy } from './proxy.js';
 import type { SigV4Verifier } from './sigv4/index.js';

@@ -21,7 +21,7 @@ import {
   statusLabel,
   withRequestId,
 } from './backend-answers.js';
-import { backendCall, backendRequest, readBackendAnswer } from './backend-connection.js';
+import { backendCall, backendRequest, readBackendAnswer } from '../backend/connection.js';
 import type { S3Dependencies } from './dependencies.js';
 import type { S3Exchange } from './exchange.js';
 import { backendPath, backendQuery } from './forward.js';

@@ -8,7 +8,7 @@
  */
 import { queryValue, type S3Address } from './address.js';
 import { serviceUnavailable } from './backend-answers.js';
-import { backendCall, BackendUnavailableError } from './backend-connection.js';
+import { backendCall, BackendUnavailableError } from '../backend/connection.js';
 import { planBody, readBody } from './body.js';
 import type { S3Dependencies } from './dependencies.js';
 import { S3Error } from './errors.js';

@@ -5,7 +5,7 @@
  * its key, a delete-marker version) leaves the verdict to the store when the request goes on.
  */
 import { serviceUnavailable } from './backend-answers.js';
-import { backendCall } from './backend-connection.js';
+import { backendCall } from '../backend/connection.js';
 import type { S3Dependencies } from './dependencies.js';
 import type { S3Exchange } from './exchange.js';
 import { objectPath } from './forward.js';

@@ -24,8 +24,8 @@ import {
   statusLabel,
   withRequestId,
 } from './backend-answers.js';
-import type { BackendAgent, BackendFailureKind } from './backend-connection.js';
-import type { BackendRequestSpec, BackendSigner } from './backend-signer.js';
+import type { BackendAgent, BackendFailureKind } from '../backend/connection.js';
+import type { BackendRequestSpec, BackendSigner } from '../backend/signer.js';
 import { bodyFailureError, type ForwardBody } from './body.js';
 import { S3Error } from './errors.js';
 import type { S3Exchange } from './exchange.js';

@@ -1,12 +1,12 @@
 /**
- * The gateway's connections to the object store. One keep-alive agent is shared by the proxy and
- * the gateway's own backend calls (ListParts, CompleteMultipartUpload, HEAD): http-proxy-3 would
+ * The storage endpoint's connections to the object store. One keep-alive agent is shared by the
+ * proxy and the gateway's own backend calls (ListParts, CompleteMultipartUpload, HEAD): http-proxy-3 would
  * otherwise send `Connection: close` on every upstream request, and connection setup is a large
  * share of a proxy's CPU.
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { BackendRequestSpec, BackendSigner } from './backend-signer.js';
+import type { BackendRequestSpec, BackendSigner } from './signer.js';
 
 export type BackendAgent = http.Agent;
 
@@ -135,12 +135,6 @@ export async function readBackendAnswer(
     throw toBackendUnavailable(error);
   }
   return Buffer.concat(chunks);
-}
-
-export interface BackendAnswer {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: Buffer;
 }
 
 /**

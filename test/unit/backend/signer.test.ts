@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BackendSigner, encodeQuery } from '../../../src/s3/backend-signer.js';
+import { BackendSigner, encodeQuery } from '../../../src/backend/signer.js';
 import { verifySigV4 } from '../../../src/s3/sigv4/index.js';
 
 const backend = {

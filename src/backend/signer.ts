@@ -6,9 +6,9 @@
  */
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { ObjectStoreBackend } from '../backend/object-store.js';
-import type { QueryParameter } from './address.js';
-import { sigV4Encode, UNSIGNED_PAYLOAD } from './sigv4/index.js';
+import type { ObjectStoreBackend } from './object-store.js';
+import type { QueryParameter } from '../s3/address.js';
+import { sigV4Encode, UNSIGNED_PAYLOAD } from '../s3/sigv4/index.js';
 
 /** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
 const Sha256Hash = Hash.bind(null, 'sha256');
