@@ -179,7 +179,7 @@ describe('multipart uploads to the embedded store (local mode)', () => {
 
   async function uploadParts(key: string, sizes: number[]) {
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'photos', Key: key }));
-    const parts = [];
+    const parts: { PartNumber: number; ETag: string | undefined }[] = [];
     for (const [index, size] of sizes.entries()) {
       const part = await s3.send(
         new UploadPartCommand({
