@@ -46,8 +46,12 @@ COPY src/backend/embedded-s3-child.cjs ./dist/backend/embedded-s3-child.cjs
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 9000 9001 9464
-# 200 when ready, 503 while not; follows GATEWAY_CONTROL_LISTEN's port (plain HTTP only).
+# Liveness, not readiness: GET /_gateway/live on the storage listener (GATEWAY_S3_LISTEN's port) answers
+# 200 without touching the database or the object store, so a backend outage does not get a healthy
+# gateway restarted; readiness stays GET /v1/health on the control plane, for load balancers. HTTPS when
+# the storage endpoint has a certificate (GATEWAY_S3_TLS_CERT_FILE and _KEY_FILE), without verifying it:
+# it names the public host, and the probe connects to the container's own loopback.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "const port = (process.env.GATEWAY_CONTROL_LISTEN || ':9001').split(':').pop(); fetch('http://127.0.0.1:' + port + '/v1/health').then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1));"]
+  CMD ["node", "-e", "const a = process.env.GATEWAY_S3_LISTEN || ':9000'; const i = a.lastIndexOf(':'); let host = a.slice(0, i); if (host.startsWith('[')) host = host.slice(1, -1); if (['', '0.0.0.0', '::'].includes(host)) host = '127.0.0.1'; const tls = Boolean(process.env.GATEWAY_S3_TLS_CERT_FILE && process.env.GATEWAY_S3_TLS_KEY_FILE); require(tls ? 'node:https' : 'node:http').get({ host, port: Number(a.slice(i + 1)), path: '/_gateway/live', rejectUnauthorized: false, timeout: 4000 }, (response) => process.exit(response.statusCode === 200 ? 0 : 1)).on('timeout', () => process.exit(1)).on('error', () => process.exit(1));"]
 # node as PID 1 receives SIGTERM directly: the gateway drains in-flight requests, then exits.
 CMD ["node", "dist/main.js"]

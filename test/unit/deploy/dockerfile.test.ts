@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseListenAddress } from '../../../src/config/load.js';
+import { LIVENESS_PATH } from '../../../src/s3/liveness.js';
 import { repoPath } from './support/compose.js';
 import {
   copiesOf,
@@ -182,42 +185,107 @@ describe('Dockerfile', () => {
 describe('Dockerfile HEALTHCHECK', () => {
   const healthcheck = instructions(runtime, 'HEALTHCHECK').at(-1) ?? '';
   const command = execForm(healthcheck.slice(healthcheck.indexOf('CMD')));
-  let server: http.Server | null = null;
+  let server: http.Server | https.Server | null = null;
+  let tlsDir = '';
+  let tls: { cert: Buffer; key: Buffer };
+
+  beforeAll(async () => {
+    tlsDir = mkdtempSync(path.join(tmpdir(), 'healthcheck-tls-'));
+    const [certFile, keyFile] = [path.join(tlsDir, 'cert.pem'), path.join(tlsDir, 'key.pem')];
+    await run('openssl', [
+      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=*.s3.example.test'],
+      ...['-keyout', keyFile, '-out', certFile],
+    ]);
+    tls = { cert: readFileSync(certFile), key: readFileSync(keyFile) };
+  });
+  afterAll(() => rmSync(tlsDir, { recursive: true, force: true }));
 
   afterEach(async () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     server = null;
   });
 
-  async function probe(status: number | null): Promise<{ code: number; paths: string[] }> {
+  interface ProbeOptions {
+    /** How the fake gateway listens: plain HTTP (default) or HTTPS with a self-signed certificate. */
+    serve?: 'http' | 'https';
+    /** Extra environment of the container (e.g. the TLS settings). */
+    env?: Record<string, string>;
+  }
+
+  /** Runs the HEALTHCHECK command against a fake storage listener answering `status` (null: none). */
+  async function probe(
+    status: number | null,
+    options: ProbeOptions = {},
+  ): Promise<{ code: number; paths: string[] }> {
     const paths: string[] = [];
     let port = 1;
     if (status !== null) {
-      server = http.createServer((request, response) => {
+      const listener: http.RequestListener = (request, response) => {
         paths.push(request.url ?? '');
         response.writeHead(status).end();
-      });
+      };
+      server = options.serve === 'https' ? https.createServer(tls, listener) : http.createServer(listener);
       await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
       port = (server.address() as AddressInfo).port;
     }
     expect(command[0]).toBe('node');
+    const env: NodeJS.ProcessEnv = { ...process.env, GATEWAY_S3_LISTEN: `0.0.0.0:${port}`, ...options.env };
+    delete env.GATEWAY_CONTROL_LISTEN;
+    if (options.env?.GATEWAY_S3_TLS_CERT_FILE === undefined) {
+      delete env.GATEWAY_S3_TLS_CERT_FILE;
+      delete env.GATEWAY_S3_TLS_KEY_FILE;
+    }
     try {
-      await run(process.execPath, command.slice(1), {
-        env: { ...process.env, GATEWAY_CONTROL_LISTEN: `0.0.0.0:${port}` },
-        timeout: 10_000,
-      });
+      await run(process.execPath, command.slice(1), { env, timeout: 10_000 });
       return { code: 0, paths };
     } catch (error) {
       return { code: (error as { code?: number }).code ?? -1, paths };
     }
   }
 
-  it('passes when /v1/health answers 200 on the control port', async () => {
-    expect(await probe(200)).toEqual({ code: 0, paths: ['/v1/health'] });
+  const tlsEnv = () => ({
+    GATEWAY_S3_TLS_CERT_FILE: path.join(tlsDir, 'cert.pem'),
+    GATEWAY_S3_TLS_KEY_FILE: path.join(tlsDir, 'key.pem'),
   });
 
-  it('fails when the gateway answers 503 (not ready) or does not answer', async () => {
+  it("asks the storage listener's liveness probe, not readiness (/v1/health needs the database and the backend)", async () => {
+    expect(LIVENESS_PATH).toBe('/_gateway/live');
+    expect(await probe(200)).toEqual({ code: 0, paths: [LIVENESS_PATH] });
+    expect(command.join(' ')).not.toContain('/v1/health');
+    expect(command.join(' ')).not.toContain('GATEWAY_CONTROL_LISTEN');
+  });
+
+  it('fails when the liveness probe answers anything but 200, or nothing', async () => {
     expect((await probe(503)).code).toBe(1);
+    expect((await probe(500)).code).toBe(1);
     expect((await probe(null)).code).toBe(1);
+  });
+
+  it('follows the port of GATEWAY_S3_LISTEN', async () => {
+    const result = await probe(200, { env: {} });
+    expect(result.code).toBe(0);
+    const port = (server?.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    server = null;
+    const elsewhere = await run(process.execPath, command.slice(1), {
+      env: { ...process.env, GATEWAY_S3_LISTEN: `127.0.0.1:${port === 65535 ? 65534 : port + 1}` },
+      timeout: 10_000,
+    }).then(
+      () => 0,
+      (error: { code?: number }) => error.code ?? -1,
+    );
+    expect(elsewhere).toBe(1);
+  });
+
+  it('speaks HTTPS when the storage endpoint is configured for TLS (self-signed or wildcard certificates included)', async () => {
+    expect(await probe(200, { serve: 'https', env: tlsEnv() })).toEqual({ code: 0, paths: [LIVENESS_PATH] });
+    expect((await probe(503, { serve: 'https', env: tlsEnv() })).code).toBe(1);
+  });
+
+  it('uses plain HTTP without the TLS settings, and HTTPS only with both of them', async () => {
+    expect((await probe(200, { serve: 'http', env: tlsEnv() })).code).toBe(1);
+    expect((await probe(200, { serve: 'https' })).code).toBe(1);
+    const certOnly = { GATEWAY_S3_TLS_CERT_FILE: tlsEnv().GATEWAY_S3_TLS_CERT_FILE };
+    expect((await probe(200, { serve: 'http', env: certOnly })).code).toBe(0);
   });
 });

@@ -203,3 +203,53 @@ export function durationSeconds(value: string): number {
   const [, h = '0', m = '0', s = '0', ms = '0'] = match;
   return Number(h) * 3600 + Number(m) * 60 + Number(s) + Number(ms) / 1000;
 }
+
+export interface ImageReference {
+  /** Registry host, when the reference names one (e.g. quay.io); null for Docker Hub. */
+  registry: string | null;
+  /** Repository path without the registry, with Docker Hub's implicit "library/" removed. */
+  repository: string;
+  tag: string | null;
+  digest: string | null;
+}
+
+/** Splits an image reference: [registry/]repository[:tag][@digest]. */
+export function parseImageReference(image: string): ImageReference {
+  const [reference = '', digest = null] = image.split('@');
+  const slash = reference.lastIndexOf('/');
+  const colon = reference.lastIndexOf(':');
+  const tag = colon > slash ? reference.slice(colon + 1) : null;
+  const name = colon > slash ? reference.slice(0, colon) : reference;
+  const parts = name.split('/');
+  const first = parts[0] ?? '';
+  const hasRegistry =
+    parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost');
+  const registry = hasRegistry ? first : null;
+  let repository = (hasRegistry ? parts.slice(1) : parts).join('/');
+  if (repository.startsWith('library/')) repository = repository.slice('library/'.length);
+  return { registry, repository, tag, digest };
+}
+
+/**
+ * Images that must not be deployed: the community MinIO image is unmaintained (the project went into
+ * maintenance mode in December 2025 and stopped publishing images), whichever registry serves it.
+ */
+export const UNMAINTAINED_IMAGES = ['minio/minio'] as const;
+
+/** Tags that look like versions but move: a bare major ("17", "v3") or a named channel. */
+const PINNED_TAG =
+  /^(v?\d+\.\d+(\.\d+)*([-+][0-9A-Za-z][0-9A-Za-z.-]*)?|RELEASE\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z)$/;
+
+/** Why an image reference is not acceptable for the deployment, or null when it is pinned and maintained. */
+export function imageProblem(image: string): string | null {
+  const reference = parseImageReference(image);
+  if (UNMAINTAINED_IMAGES.some((name) => reference.repository === name)) {
+    return `${reference.repository} is unmaintained (no more images or security fixes); use a maintained MinIO-compatible image`;
+  }
+  if (reference.tag === null) return 'no tag (that means "latest")';
+  if (reference.tag === 'latest') return 'the "latest" tag moves';
+  if (!PINNED_TAG.test(reference.tag)) {
+    return `tag "${reference.tag}" is not a pinned release (major.minor[.patch] or RELEASE.<date>)`;
+  }
+  return null;
+}
