@@ -220,9 +220,11 @@ describe.each(['recording backend', 'local mode'] as const)('behind the %s', (ki
       await putRaw('abandoned.bin', { payloadHash: 'UNSIGNED-PAYLOAD', body, abortAfterBytes: 512 * 1024 });
       const recording = backend;
       if (recording !== null) {
-        await expect
-          .poll(() => recording.requests.some((request) => request.target.startsWith('/vault/abandoned.bin')))
-          .toBe(true);
+        // The gateway aborts its upstream request at once, not when the backend timeout would end it.
+        const upstream = () =>
+          recording.requests.find((request) => request.target.startsWith('/vault/abandoned.bin'));
+        await expect.poll(() => upstream()?.abandoned, { timeout: 2000 }).toBe(true);
+        expect(gateway.config.backend.timeoutSeconds * 1000).toBeGreaterThan(2000);
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(backendGotCompleteBody('abandoned.bin')).toBe(false);

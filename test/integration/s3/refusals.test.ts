@@ -284,6 +284,29 @@ describe('authentication', () => {
       status: 403,
       continued: false,
     });
+    // Correctly signed, but by a read-only key: authorisation refuses it before 100 Continue too.
+    const readOnly = await createCredential(gateway, { scope: { buckets: ['*'], level: 'read-only' } });
+    const body = Buffer.alloc(64 * 1024, 3);
+    const unauthorised = await sendRaw(gateway.s3Url, {
+      method: 'PUT',
+      target: '/mine/never.txt',
+      headers: await signedHeaders({
+        credential: readOnly,
+        method: 'PUT',
+        baseUrl: gateway.s3Url,
+        path: '/mine/never.txt',
+        payloadHash: sha256Hex(body),
+      }),
+      body,
+      expectContinue: true,
+    });
+    expect({ ...describeRawError(unauthorised), continued: unauthorised.continued }).toEqual({
+      status: 403,
+      code: 'AccessDenied',
+      message: BUCKET_DENIED,
+      requestIdMatches: true,
+      continued: false,
+    });
   });
 
   it('an authenticated, authorised upload gets 100 Continue and is stored', async () => {

@@ -24,6 +24,8 @@ export interface RecordedRequest {
   bodyBytes: number;
   /** False when the client went away before the body it announced was complete. */
   bodyComplete: boolean;
+  /** True once the gateway closed this request before its body was complete (an aborted upload). */
+  abandoned: boolean;
   signatureValid: boolean;
   status: number | null;
 }
@@ -101,6 +103,7 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
       headers: request.headers,
       bodyBytes: 0,
       bodyComplete: false,
+      abandoned: false,
       signatureValid: false,
       status: null,
     };
@@ -121,6 +124,9 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
     }
 
     // Like S3, commit only a complete body: buffer it, and forward nothing if the sender gave up.
+    request.once('close', () => {
+      if (!request.complete) record.abandoned = true;
+    });
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => {
       record.bodyBytes += chunk.length;
