@@ -118,6 +118,29 @@ describe('objects through the AWS SDK (path-style, default checksums)', () => {
     expect(Buffer.from(await stored.Body!.transformToByteArray())).toEqual(Buffer.concat(chunks));
   });
 
+  it('verifies and answers every trailer checksum the SDK can choose: CRC32C, CRC64NVME, SHA1, SHA256', async () => {
+    const body = Buffer.concat([Buffer.alloc(90_000, 'x'), Buffer.from('tail')]);
+    for (const algorithm of ['CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'] as const) {
+      const before = sent.length;
+      const key = `trailer-${algorithm}.bin`;
+      const put = await s3.send(
+        new PutObjectCommand({
+          Bucket: 'photos',
+          Key: key,
+          Body: Readable.from([body]),
+          ContentLength: body.length,
+          ChecksumAlgorithm: algorithm,
+        }),
+      );
+      const headers = sent.slice(before).find((request) => request['x-amz-trailer'] !== undefined);
+      expect(headers?.['x-amz-trailer'], algorithm).toBe(`x-amz-checksum-${algorithm.toLowerCase()}`);
+      // The gateway verified the trailer and answers the checksum the SDK then validates itself.
+      expect(put[`Checksum${algorithm}`], algorithm).toMatch(/^[A-Za-z0-9+/]+=*$/);
+      const stored = await s3.send(new GetObjectCommand({ Bucket: 'photos', Key: key }));
+      expect(Buffer.from(await stored.Body!.transformToByteArray()), algorithm).toEqual(body);
+    }
+  });
+
   it('keeps keys exactly as signed: spaces, plus, percent, unicode, slashes', async () => {
     // s3rver cannot route empty segments (`a//b`), so that case is covered by the forwarding tests.
     const keys = ['a b/c+d.txt', '100%/real', 'ünïcödé/日本.txt', 'trailing/', '..a/b..', 'semi;colon=&?'];
