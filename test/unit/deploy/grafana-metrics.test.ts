@@ -1,15 +1,27 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readYaml } from './support/compose.js';
 import { expressionsOf, labelValuesQuery, loadDashboards, type DashboardLike } from './support/dashboards.js';
+import { CLOSED_LABEL_VALUES } from '../../../src/observability/metrics.js';
 import { loadExportedMetrics, type ExportedMetrics } from './support/exported-metrics.js';
+import { alternativesOf, gatewayValueSets, labelValueProblems } from './support/label-values.js';
 import { checkPromQL, parsePromQL, selectorsOf, type MetricCatalog } from './support/promql.js';
 
-/** Every problem with the PromQL of one dashboard: unknown metrics, missing labels, syntax. */
+/**
+ * Every problem with the PromQL of one dashboard: unknown metrics, missing labels, syntax, and label
+ * values the gateway never records.
+ */
 function dashboardProblems(model: DashboardLike, catalog: MetricCatalog): string[] {
   return expressionsOf(model).flatMap(({ where, expr }) => {
     const labelValues = labelValuesQuery(expr);
-    if (labelValues === null) return checkPromQL(expr, catalog).map((problem) => `${where}: ${problem}`);
-    const problems = checkPromQL(labelValues.selector, catalog).map((problem) => `${where}: ${problem}`);
+    if (labelValues === null) {
+      const problems = checkPromQL(expr, catalog);
+      if (problems.length === 0) problems.push(...labelValueProblems(expr));
+      return problems.map((problem) => `${where}: ${problem}`);
+    }
+    const problems = [
+      ...checkPromQL(labelValues.selector, catalog),
+      ...labelValueProblems(labelValues.selector),
+    ].map((problem) => `${where}: ${problem}`);
     for (const selector of selectorsOf(parsePromQL(labelValues.selector))) {
       const labels = catalog.get(selector.name ?? '');
       if (labels !== undefined && !labels.has(labelValues.label)) {
@@ -92,6 +104,83 @@ describe('dashboard PromQL', () => {
     ) as DashboardLike;
     expect(dashboardProblems(wrongVariable, exported.catalog)).toEqual([
       'variable $organisation: metric gateway_organisation_requests_total has no label "org"',
+    ]);
+  });
+
+  it('names only label values the gateway records (closed sets exported next to its counters)', () => {
+    // Every closed set belongs to a metric the gateway exports, with that label.
+    for (const [metric, labels] of Object.entries(CLOSED_LABEL_VALUES)) {
+      expect(exported.families.get(metric)?.labels, metric).toBeDefined();
+      for (const [label, values] of Object.entries(labels)) {
+        expect(exported.families.get(metric)?.labels.has(label), `${metric} ${label}`).toBe(true);
+        expect(values.length, `${metric} ${label}`).toBeGreaterThan(0);
+      }
+    }
+    // The dashboards do select by values of the closed sets, so the check below has something to check.
+    const matched = dashboards.flatMap(({ model }) =>
+      expressionsOf(model).flatMap(({ expr }) =>
+        selectorsOf(parsePromQL(labelValuesQuery(expr)?.selector ?? expr)).flatMap((selector) =>
+          selector.matchers
+            .filter(
+              (matcher) =>
+                gatewayValueSets()
+                  .get(selector.name ?? '')
+                  ?.has(matcher.label) === true,
+            )
+            .map((matcher) => `${String(selector.name)} ${matcher.label}`),
+        ),
+      ),
+    );
+    expect(new Set(matched)).toEqual(
+      new Set([
+        'gateway_s3_refusals_total reason',
+        'gateway_logins_total outcome',
+        'gateway_token_refreshes_total outcome',
+        'gateway_credential_cache_events_total event',
+        'gateway_s3_requests_total status',
+        'gateway_s3_requests_total code',
+        'gateway_control_requests_total status',
+      ]),
+    );
+  });
+
+  it('would catch a dashboard selecting a label value the gateway does not record', () => {
+    const problemsAfter = (from: string, to: string) => {
+      const changed = dashboards.filter((dashboard) => dashboard.text.includes(from));
+      expect(changed.length, from).toBeGreaterThan(0);
+      return changed.flatMap((dashboard) =>
+        dashboardProblems(JSON.parse(dashboard.text.replaceAll(from, to)) as DashboardLike, exported.catalog),
+      );
+    };
+    expect(
+      problemsAfter('reason=~\\"signature|unknown_key\\"', 'reason=~\\"signature|unknown_keys\\"'),
+    ).toEqual([
+      expect.stringContaining(
+        'gateway_s3_refusals_total{reason=~"signature|unknown_keys"}: "unknown_keys" matches no value of label "reason"',
+      ),
+    ]);
+    expect(problemsAfter('outcome=\\"failed\\"', 'outcome=\\"failure\\"').length).toBeGreaterThan(0);
+    expect(problemsAfter('outcome=\\"reuse_detected\\"', 'outcome=\\"reused\\"')).toEqual([
+      expect.stringContaining('"reused" is not a value of label "outcome"'),
+    ]);
+    expect(problemsAfter('event=\\"hit\\"', 'event=\\"hits\\"')).toEqual([
+      expect.stringContaining('"hits" is not a value of label "event"'),
+    ]);
+    expect(problemsAfter('organisation=\\"_other\\"', 'organisation=\\"other\\"')).toEqual([
+      expect.stringContaining('"other" is not a value of label "organisation" (only "_other" or a variable)'),
+    ]);
+    expect(problemsAfter('status=~\\"5..\\"', 'status=~\\"5xx\\"')).toEqual([
+      expect.stringContaining('"5xx" matches no value of label "status"'),
+    ]);
+  });
+
+  it('splits regular expressions into their top-level alternatives', () => {
+    expect(alternativesOf('signature|unknown_key')).toEqual(['signature', 'unknown_key']);
+    expect(alternativesOf('a(b|c)|[|]|d\\|e')).toEqual(['a(b|c)', '[|]', 'd\\|e']);
+    expect(labelValueProblems('gateway_logins_total{outcome=~"succ.*|rate_limited"}')).toEqual([]);
+    expect(labelValueProblems('gateway_logins_total{outcome!="$outcome"}')).toEqual([]);
+    expect(labelValueProblems('gateway_logins_total{outcome!="nope"}')).toEqual([
+      'gateway_logins_total{outcome!="nope"}: "nope" is not a value of label "outcome"',
     ]);
   });
 
