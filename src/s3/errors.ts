@@ -135,10 +135,10 @@ export const S3_ERRORS = {
     'The Content-MD5 or checksum value that you specified is not valid.',
   ),
   InvalidChunkedEncoding: entry('InvalidRequest', 400, 'The aws-chunked body is malformed.'),
-  TrailerWithChecksumHeader: entry(
+  MultipleChecksums: entry(
     'InvalidRequest',
     400,
-    'Expecting a single x-amz-checksum- header; a trailer checksum and a checksum header cannot both be sent.',
+    'Expecting a single x-amz-checksum- header or trailer; more than one checksum was sent.',
   ),
   MissingTrailer: entry(
     'InvalidRequest',

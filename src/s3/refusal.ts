@@ -39,7 +39,7 @@ const REASONS: Partial<Record<S3ErrorKey, RefusalReason>> = {
   InvalidDigest: 'checksum',
   IncompleteBody: 'checksum',
   InvalidChunkedEncoding: 'checksum',
-  TrailerWithChecksumHeader: 'checksum',
+  MultipleChecksums: 'checksum',
   MissingTrailer: 'checksum',
   UnsupportedChecksumAlgorithm: 'checksum',
   ConditionalReadRefused: 'ban',

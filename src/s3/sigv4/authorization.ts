@@ -7,7 +7,7 @@
 import type { S3ErrorKey } from '../errors.js';
 import type { CredentialScope, RequestHeaders } from './canonical.js';
 import { headerText, splitRequestTarget } from './canonical.js';
-import { PRESIGN_PARAMS, SCOPE_TERMINATOR, SIGV4_ALGORITHM } from './constants.js';
+import { HEX_SHA256, PRESIGN_PARAMS, SCOPE_TERMINATOR, SIGV4_ALGORITHM } from './constants.js';
 import { decodeQueryParameters } from './uri-encoding.js';
 
 export type ParseResult<T> =
@@ -40,7 +40,6 @@ export interface PresignedAuthorization extends ParsedCredential {
 
 export type AuthForm = 'header' | 'presigned' | 'anonymous' | 'ambiguous';
 
-const HEX_SIGNATURE = /^[0-9a-fA-F]{64}$/;
 /** An HTTP field-name token: what may appear in a SignedHeaders list. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const SCOPE_DATE = /^\d{8}$/;
@@ -64,7 +63,7 @@ export function parseSignedHeaders(list: string): string[] | undefined {
 }
 
 function parseSignature(value: string): string | undefined {
-  return HEX_SIGNATURE.test(value) ? value.toLowerCase() : undefined;
+  return HEX_SHA256.test(value) ? value.toLowerCase() : undefined;
 }
 
 /**

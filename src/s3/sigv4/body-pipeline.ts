@@ -4,7 +4,7 @@
  *
  * Refusals that need no body are returned up front (nothing is forwarded):
  * - signed streaming (STREAMING-AWS4-HMAC-SHA256-PAYLOAD[-TRAILER]) → SignedStreamingNotImplemented
- * - more than one x-amz-checksum-* value header, or one together with x-amz-trailer → TrailerWithChecksumHeader
+ * - more than one x-amz-checksum-* value header, or one together with x-amz-trailer → MultipleChecksums
  * - a checksum algorithm we cannot compute (header, trailer or *-checksum-algorithm) → UnsupportedChecksumAlgorithm
  * - a checksum or Content-MD5 value of the wrong shape → InvalidDigest
  * - aws-chunked without x-amz-decoded-content-length → MissingContentLength
@@ -35,6 +35,7 @@ import {
   STREAMING_SIGNED_PAYLOAD_TRAILER,
   STREAMING_UNSIGNED_PAYLOAD_TRAILER,
   UNSIGNED_PAYLOAD,
+  HEX_SHA256,
 } from './constants.js';
 import type { ExpectedChecksum } from './payload-verifier.js';
 import { PayloadVerifier } from './payload-verifier.js';
@@ -81,7 +82,6 @@ export interface BodyPipelineOptions {
   readonly payloadHash?: string;
 }
 
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 const AWS_CHUNKED = 'aws-chunked';
 
 function refuse(error: S3ErrorKey): BodyPipelineRefusal {
@@ -127,8 +127,7 @@ function checksumDeclaration(headers: RequestHeaders): ChecksumDeclaration {
     .filter((name) => name !== '');
 
   // S3 takes exactly one checksum per request, either as a header or as a trailer.
-  if (valueHeaders.length + trailerNames.length > 1)
-    return { kind: 'refused', error: 'TrailerWithChecksumHeader' };
+  if (valueHeaders.length + trailerNames.length > 1) return { kind: 'refused', error: 'MultipleChecksums' };
 
   const [headerName] = valueHeaders;
   if (headerName !== undefined) {
@@ -149,9 +148,9 @@ function checksumDeclaration(headers: RequestHeaders): ChecksumDeclaration {
 }
 
 /**
- * Plans decoding and verification of a request body. Wire it as
- * `pipeline(req, ...plan.transforms, upstreamRequest)`: any failure destroys the upstream
- * request before the held-back tail is sent, so the backend stores nothing.
+ * Plans decoding and verification of a request body: the request flows through
+ * `plan.transforms` into the upstream request, and any failure destroys the upstream request
+ * before the held-back tail is sent, so the backend stores nothing.
  */
 export function createBodyPipeline(
   headers: RequestHeaders,

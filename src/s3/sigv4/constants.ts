@@ -10,6 +10,9 @@ export const STREAMING_UNSIGNED_PAYLOAD_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TR
 export const STREAMING_SIGNED_PAYLOAD = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
 export const STREAMING_SIGNED_PAYLOAD_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
 
+/** A hex SHA-256 digest or SigV4 signature, either case (normalise to lower case before comparing). */
+export const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+
 /** SHA-256 of zero bytes, the payload hash of every bodiless request. */
 export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 

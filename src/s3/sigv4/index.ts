@@ -11,8 +11,9 @@
  *      render the error without forwarding anything.
  *   5. Apply `plan.forwardHeaders` to the upstream headers (before re-signing them); if
  *      `plan.drainBeforeForwarding`, run the body through the transforms first.
- *   6. `await pipeline(req, ...plan.transforms, upstreamRequest)`: an S3Error from a transform
- *      destroys the upstream request with its last chunk unsent, so the backend stores nothing.
+ *   6. Feed the request through the transforms into the upstream request (the data plane's
+ *      `BodyStream`, handed to the proxy as its body): an S3Error from a transform destroys the
+ *      upstream request with its held-back tail unsent, so the backend stores nothing.
  */
 
 export * from './constants.js';

@@ -44,6 +44,7 @@ import {
   STREAMING_SIGNED_PAYLOAD_TRAILER,
   STREAMING_UNSIGNED_PAYLOAD_TRAILER,
   UNSIGNED_PAYLOAD,
+  HEX_SHA256,
 } from './constants.js';
 import { deriveSigningKey, SigningKeyCache, signaturesEqual, signStringToSign } from './signing-key.js';
 
@@ -111,7 +112,6 @@ function failure(error: S3ErrorKey, extra: Omit<VerifyFailure, 'ok' | 'error'> =
   return { ok: false, error, ...extra };
 }
 
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 const ACCEPTED_PAYLOAD_MODES: readonly string[] = [
   UNSIGNED_PAYLOAD,
   STREAMING_UNSIGNED_PAYLOAD_TRAILER,

@@ -37,12 +37,12 @@ describe('createBodyPipeline: up-front refusals', () => {
     [
       'a trailer together with a checksum header',
       { ...streamingHeaders('CRC32'), 'x-amz-checksum-crc32': 'AAAAAA==' },
-      'TrailerWithChecksumHeader',
+      'MultipleChecksums',
     ],
     [
       'two checksum headers',
       { 'x-amz-checksum-crc32': 'AAAAAA==', 'x-amz-checksum-sha1': '2jmj7l5rSw0yVb/vlWAYkK/YBwk=' },
-      'TrailerWithChecksumHeader',
+      'MultipleChecksums',
     ],
     [
       'an unknown checksum header',
