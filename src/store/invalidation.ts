@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Sql } from './database.js';
 
 /** The kinds of record the caches hold and the bus invalidates. */
@@ -11,13 +12,22 @@ export interface Invalidation {
 
 export const INVALIDATION_CHANNEL = 'gateway_cache_invalidation';
 
+/** What goes over NOTIFY: the invalidation and the bus that sent it (absent from older gateways). */
+interface Notification extends Invalidation {
+  origin: string | null;
+}
+
 type Listener = (invalidation: Invalidation) => void;
 
 /**
  * Tells every cache that a record changed: at once in this process, and through NOTIFY to the other
  * gateway instances sharing the database (each of which LISTENs through {@link InvalidationBus.listen}).
+ * Every notification carries the sending bus's id, so a bus ignores the echo of its own NOTIFY: each
+ * change is applied (and counted) once per instance.
  */
 export class InvalidationBus {
+  /** Identifies this bus's notifications among those of every instance on the channel. */
+  readonly origin = randomUUID();
   readonly #sql: Sql;
   readonly #notifyPeers: boolean;
   readonly #listeners = new Set<Listener>();
@@ -37,18 +47,21 @@ export class InvalidationBus {
   async publish(kind: InvalidationKind, key: string): Promise<void> {
     this.#deliver({ kind, key });
     if (this.#notifyPeers) {
-      await this.#sql`SELECT pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify({ kind, key })})`;
+      const notification: Notification = { kind, key, origin: this.origin };
+      await this.#sql`SELECT pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(notification)})`;
     }
   }
 
-  /** Receives the other instances' invalidations (and, harmlessly, this one's own echo). */
+  /** Receives the other instances' invalidations; this one's own come back too and are skipped. */
   async listen(): Promise<void> {
     if (!this.#notifyPeers || this.#unlisten !== null) return;
     const subscription = await this.#sql.listen(
       INVALIDATION_CHANNEL,
       (payload) => {
-        const parsed = parseInvalidation(payload);
-        if (parsed !== null) this.#deliver(parsed);
+        const parsed = parseNotification(payload);
+        if (parsed !== null && parsed.origin !== this.origin) {
+          this.#deliver({ kind: parsed.kind, key: parsed.key });
+        }
       },
       // A reconnected LISTEN may have missed notifications: drop everything cached.
       () => this.#deliver({ kind: 'credential', key: '*' }),
@@ -67,14 +80,13 @@ export class InvalidationBus {
   }
 }
 
-function parseInvalidation(payload: string): Invalidation | null {
+function parseNotification(payload: string): Notification | null {
   try {
-    const value = JSON.parse(payload) as Partial<Invalidation>;
-    if (
-      (value.kind === 'credential' || value.kind === 'bucket' || value.kind === 'organisation') &&
-      typeof value.key === 'string'
-    ) {
-      return { kind: value.kind, key: value.key };
+    const value = JSON.parse(payload) as Partial<Notification>;
+    if (INVALIDATION_KINDS.includes(value.kind as InvalidationKind) && typeof value.key === 'string') {
+      // Without an origin (a gateway from before it was added) the notification is someone else's.
+      const origin = typeof value.origin === 'string' ? value.origin : null;
+      return { kind: value.kind as InvalidationKind, key: value.key, origin };
     }
   } catch {
     // Not ours; ignore.

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { normaliseScope } from '../../../src/access/scope.js';
 import { generateAccessKeyId } from '../../../src/security/ids.js';
 import { createStore, type Store } from '../../../src/store/index.js';
+import { INVALIDATION_CHANNEL, type Invalidation } from '../../../src/store/invalidation.js';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../../support/database.js';
 
 const masterKey = randomBytes(32);
@@ -110,17 +111,37 @@ describe('access cache, one instance', () => {
   });
 });
 
+/** Under CI (CI=true or 1) a test that needs a real PostgreSQL must run: a missing server is a failure. */
+const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+
 // LISTEN/NOTIFY between connections needs a real PostgreSQL server (PGlite does not deliver it).
+if (realPostgresUrl() === null && underCi) {
+  describe('access cache across instances, under CI', () => {
+    it('has a real PostgreSQL to run on', () => {
+      expect.fail(
+        'CI is set but no PostgreSQL answered (DATABASE_URL, or 127.0.0.1:5432): the cross-instance ' +
+          'cache invalidation tests need one and must not be skipped in CI',
+      );
+    });
+  });
+}
+
 describe.runIf(realPostgresUrl() !== null)('access cache, two instances on one database', () => {
   let database: TestDatabase;
   let first: Store;
   let second: Store;
   let organisationId: string;
+  /** Cache invalidations applied by each instance (the gateway's invalidation metric counts these). */
+  const applied = { first: 0, second: 0 };
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    first = await createStore(database.connect(), cacheOptions);
-    second = await createStore(database.connect(), cacheOptions);
+    const counting = (instance: keyof typeof applied) => ({
+      ...cacheOptions,
+      cache: { ...cacheOptions.cache, events: { onInvalidate: () => (applied[instance] += 1) } },
+    });
+    first = await createStore(database.connect(), counting('first'));
+    second = await createStore(database.connect(), counting('second'));
     organisationId = (await first.organisations.create('shared')).id;
   });
   afterAll(async () => {
@@ -150,5 +171,58 @@ describe.runIf(realPostgresUrl() !== null)('access cache, two instances on one d
     await first.db.sql`DELETE FROM credentials WHERE access_key_id = ${id}`;
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await second.cache.credential(id))?.accessKeyId).toBe(id);
+  });
+
+  it('applies and counts each change once per instance, the one that made it included (no own echo)', async () => {
+    const id = await newCredential(first, organisationId);
+    await waitFor(async () => (await second.cache.credential(id)) !== null);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const published = vi.spyOn(first.bus, 'publish');
+    const received = { first: [] as Invalidation[], second: [] as Invalidation[] };
+    const unsubscribe = [
+      first.bus.subscribe((invalidation) => received.first.push(invalidation)),
+      second.bus.subscribe((invalidation) => received.second.push(invalidation)),
+    ];
+    const before = { ...applied };
+    try {
+      await first.credentials.delete(id);
+      await first.organisations.suspend(organisationId, 'echo test');
+      await first.organisations.reinstate(organisationId);
+      const count = published.mock.calls.length;
+      expect(count).toBeGreaterThanOrEqual(3);
+      await waitFor(async () => received.second.length >= count);
+      // The publisher's own NOTIFY comes back on its LISTEN connection about when the peer's arrives.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(received.first).toHaveLength(count);
+      expect(received.second).toHaveLength(count);
+      expect(received.second).toEqual(received.first);
+      expect(applied.first - before.first).toBe(count);
+      expect(applied.second - before.second).toBe(count);
+    } finally {
+      published.mockRestore();
+      for (const stop of unsubscribe) stop();
+    }
+  });
+
+  it('skips a notification carrying its own origin, and applies one from another instance or an older gateway', async () => {
+    const seen = { first: [] as string[], second: [] as string[] };
+    const unsubscribe = [
+      first.bus.subscribe((invalidation) => seen.first.push(invalidation.key)),
+      second.bus.subscribe((invalidation) => seen.second.push(invalidation.key)),
+    ];
+    try {
+      const notify = (payload: object) =>
+        first.db.sql`SELECT pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(payload)})`;
+      expect(first.bus.origin).not.toBe(second.bus.origin);
+      await notify({ kind: 'credential', key: 'from-first', origin: first.bus.origin });
+      await notify({ kind: 'credential', key: 'from-second', origin: second.bus.origin });
+      await notify({ kind: 'credential', key: 'from-old-gateway' });
+      await waitFor(async () => seen.second.length >= 2 && seen.first.length >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(seen.first).toEqual(['from-second', 'from-old-gateway']);
+      expect(seen.second).toEqual(['from-first', 'from-old-gateway']);
+    } finally {
+      for (const stop of unsubscribe) stop();
+    }
   });
 });
