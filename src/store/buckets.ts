@@ -39,15 +39,19 @@ export class BucketStore {
     this.#bus = bus;
   }
 
-  async create(bucket: { name: string; organisationId: string; public: boolean; createdBy: string | null }) {
-    const rows = await this.#sql<BucketRow[]>`
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
+  async create(
+    bucket: { name: string; organisationId: string; public: boolean; createdBy: string | null },
+    tx?: Sql,
+  ) {
+    const rows = await (tx ?? this.#sql)<BucketRow[]>`
       INSERT INTO buckets (name, organisation_id, public, created_by)
       VALUES (${bucket.name}, ${bucket.organisationId}, ${bucket.public}, ${bucket.createdBy})
       ON CONFLICT (name) DO NOTHING
       RETURNING *`;
     const row = rows[0];
     if (row === undefined) throw new BucketNameTakenError(bucket.name);
-    await this.#bus.publish('bucket', bucket.name);
+    if (tx === undefined) await this.#bus.publish('bucket', bucket.name);
     return toBucket(row);
   }
 
@@ -77,16 +81,18 @@ export class BucketStore {
     return rows.map(toBucket);
   }
 
-  async setPublic(name: string, isPublic: boolean): Promise<BucketRecord | null> {
-    const [row] = await this.#sql<BucketRow[]>`
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
+  async setPublic(name: string, isPublic: boolean, tx?: Sql): Promise<BucketRecord | null> {
+    const [row] = await (tx ?? this.#sql)<BucketRow[]>`
       UPDATE buckets SET public = ${isPublic}, updated_at = now() WHERE name = ${name} RETURNING *`;
-    await this.#bus.publish('bucket', name);
+    if (tx === undefined) await this.#bus.publish('bucket', name);
     return row ? toBucket(row) : null;
   }
 
-  async delete(name: string): Promise<boolean> {
-    const rows = await this.#sql`DELETE FROM buckets WHERE name = ${name} RETURNING 1`;
-    await this.#bus.publish('bucket', name);
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
+  async delete(name: string, tx?: Sql): Promise<boolean> {
+    const rows = await (tx ?? this.#sql)`DELETE FROM buckets WHERE name = ${name} RETURNING 1`;
+    if (tx === undefined) await this.#bus.publish('bucket', name);
     return rows.length > 0;
   }
 
@@ -96,19 +102,22 @@ export class BucketStore {
     return row ? { bucket: row.bucket, rules: row.rules, updatedAt: row.updated_at } : null;
   }
 
-  async putCors(bucket: string, rules: CorsRule[], updatedBy: string | null): Promise<CorsRuleSet> {
-    const [row] = await this.#sql<{ bucket: string; rules: CorsRule[]; updated_at: Date }[]>`
-      INSERT INTO cors_rule_sets (bucket, rules, updated_by) VALUES (${bucket}, ${this.#sql.json(rules as never)}, ${updatedBy})
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
+  async putCors(bucket: string, rules: CorsRule[], updatedBy: string | null, tx?: Sql): Promise<CorsRuleSet> {
+    const sql = tx ?? this.#sql;
+    const [row] = await sql<{ bucket: string; rules: CorsRule[]; updated_at: Date }[]>`
+      INSERT INTO cors_rule_sets (bucket, rules, updated_by) VALUES (${bucket}, ${sql.json(rules as never)}, ${updatedBy})
       ON CONFLICT (bucket) DO UPDATE SET rules = EXCLUDED.rules, updated_by = EXCLUDED.updated_by, updated_at = now()
       RETURNING bucket, rules, updated_at`;
-    await this.#bus.publish('bucket', bucket);
+    if (tx === undefined) await this.#bus.publish('bucket', bucket);
     const saved = row as { bucket: string; rules: CorsRule[]; updated_at: Date };
     return { bucket: saved.bucket, rules: saved.rules, updatedAt: saved.updated_at };
   }
 
-  async deleteCors(bucket: string): Promise<boolean> {
-    const rows = await this.#sql`DELETE FROM cors_rule_sets WHERE bucket = ${bucket} RETURNING 1`;
-    await this.#bus.publish('bucket', bucket);
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
+  async deleteCors(bucket: string, tx?: Sql): Promise<boolean> {
+    const rows = await (tx ?? this.#sql)`DELETE FROM cors_rule_sets WHERE bucket = ${bucket} RETURNING 1`;
+    if (tx === undefined) await this.#bus.publish('bucket', bucket);
     return rows.length > 0;
   }
 }

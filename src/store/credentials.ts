@@ -49,15 +49,17 @@ export class CredentialStore {
     this.#bus = bus;
   }
 
-  async create(credential: NewCredential): Promise<CredentialRecord> {
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
+  async create(credential: NewCredential, tx?: Sql): Promise<CredentialRecord> {
+    const sql = tx ?? this.#sql;
     const sealed = this.#box.seal(credential.secret, credential.accessKeyId);
-    const [row] = await this.#sql<CredentialRow[]>`
+    const [row] = await sql<CredentialRow[]>`
       INSERT INTO credentials (access_key_id, organisation_id, name, secret_ciphertext, scope, expires_at, created_by)
       VALUES (${credential.accessKeyId}, ${credential.organisationId}, ${credential.name}, ${sealed},
-              ${this.#sql.json(credential.scope as never)}, ${credential.expiresAt}, ${credential.createdBy})
+              ${sql.json(credential.scope as never)}, ${credential.expiresAt}, ${credential.createdBy})
       RETURNING *`;
     // A lookup of this id before it existed may be cached as "unknown".
-    await this.#bus.publish('credential', credential.accessKeyId);
+    if (tx === undefined) await this.#bus.publish('credential', credential.accessKeyId);
     return this.#toRecord(row as CredentialRow);
   }
 
@@ -84,45 +86,57 @@ export class CredentialStore {
     return { items, nextCursor: rows.length > options.limit ? (items.at(-1)?.accessKeyId ?? null) : null };
   }
 
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
   async update(
     accessKeyId: string,
     changes: { name?: string; expiresAt?: Date | null; scope?: CredentialScope },
+    tx?: Sql,
   ): Promise<CredentialRecord | null> {
-    const [row] = await this.#sql<CredentialRow[]>`
+    const sql = tx ?? this.#sql;
+    const [row] = await sql<CredentialRow[]>`
       UPDATE credentials SET
-        name = ${changes.name ?? this.#sql`name`},
-        expires_at = ${changes.expiresAt === undefined ? this.#sql`expires_at` : changes.expiresAt},
-        scope = ${changes.scope === undefined ? this.#sql`scope` : this.#sql.json(changes.scope as never)},
+        name = ${changes.name ?? sql`name`},
+        expires_at = ${changes.expiresAt === undefined ? sql`expires_at` : changes.expiresAt},
+        scope = ${changes.scope === undefined ? sql`scope` : sql.json(changes.scope as never)},
         updated_at = now()
       WHERE access_key_id = ${accessKeyId}
       RETURNING *`;
-    await this.#bus.publish('credential', accessKeyId);
+    if (tx === undefined) await this.#bus.publish('credential', accessKeyId);
     return row ? this.#toRecord(row) : null;
   }
 
-  /** Replaces the secret; the old one keeps verifying until `previousValidUntil` (null: not at all). */
+  /**
+   * Replaces the secret; the old one keeps verifying until `previousValidUntil` (null: not at all).
+   * With `tx`: in the caller's transaction, unpublished (the caller publishes after commit).
+   */
   async rotate(
     accessKeyId: string,
     newSecret: string,
     previousValidUntil: Date | null,
+    tx?: Sql,
   ): Promise<CredentialRecord | null> {
+    const sql = tx ?? this.#sql;
     const sealed = this.#box.seal(newSecret, accessKeyId);
-    const [row] = await this.#sql<CredentialRow[]>`
+    const [row] = await sql<CredentialRow[]>`
       UPDATE credentials SET
-        previous_secret_ciphertext = ${previousValidUntil === null ? null : this.#sql`secret_ciphertext`},
+        previous_secret_ciphertext = ${previousValidUntil === null ? null : sql`secret_ciphertext`},
         previous_secret_valid_until = ${previousValidUntil},
         secret_ciphertext = ${sealed},
         updated_at = now()
       WHERE access_key_id = ${accessKeyId}
       RETURNING *`;
-    await this.#bus.publish('credential', accessKeyId);
+    if (tx === undefined) await this.#bus.publish('credential', accessKeyId);
     return row ? this.#toRecord(row) : null;
   }
 
-  /** Revocation: the id no longer exists in records. */
-  async delete(accessKeyId: string): Promise<boolean> {
-    const rows = await this.#sql`DELETE FROM credentials WHERE access_key_id = ${accessKeyId} RETURNING 1`;
-    await this.#bus.publish('credential', accessKeyId);
+  /**
+   * Revocation: the id no longer exists in records.
+   * With `tx`: in the caller's transaction, unpublished (the caller publishes after commit).
+   */
+  async delete(accessKeyId: string, tx?: Sql): Promise<boolean> {
+    const sql = tx ?? this.#sql;
+    const rows = await sql`DELETE FROM credentials WHERE access_key_id = ${accessKeyId} RETURNING 1`;
+    if (tx === undefined) await this.#bus.publish('credential', accessKeyId);
     return rows.length > 0;
   }
 

@@ -75,19 +75,22 @@ export class OrganisationStore {
     return { items, nextCursor: rows.length > options.limit ? (items.at(-1)?.id ?? null) : null };
   }
 
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
   async updateSettings(
     id: string,
     changes: { name?: string; settings?: Record<string, unknown> },
+    tx?: Sql,
   ): Promise<OrganisationRecord | null> {
+    const sql = tx ?? this.#sql;
     try {
-      const [row] = await this.#sql<OrganisationRow[]>`
+      const [row] = await sql<OrganisationRow[]>`
         UPDATE organisations SET
-          name = ${changes.name ?? this.#sql`name`},
-          settings = ${changes.settings === undefined ? this.#sql`settings` : this.#sql.json(changes.settings as never)},
+          name = ${changes.name ?? sql`name`},
+          settings = ${changes.settings === undefined ? sql`settings` : sql.json(changes.settings as never)},
           updated_at = now()
         WHERE id = ${id}
         RETURNING *`;
-      await this.#bus.publish('organisation', id);
+      if (tx === undefined) await this.#bus.publish('organisation', id);
       return row ? toOrganisation(row) : null;
     } catch (error) {
       if ((error as { code?: string }).code === '23505')
@@ -96,22 +99,26 @@ export class OrganisationStore {
     }
   }
 
-  /** Suspension refuses every storage request of the organisation; nothing is deleted. */
-  async suspend(id: string, reason: string): Promise<OrganisationRecord | null> {
-    const [row] = await this.#sql<OrganisationRow[]>`
+  /**
+   * Suspension refuses every storage request of the organisation; nothing is deleted.
+   * With `tx`: in the caller's transaction, unpublished (the caller publishes after commit).
+   */
+  async suspend(id: string, reason: string, tx?: Sql): Promise<OrganisationRecord | null> {
+    const [row] = await (tx ?? this.#sql)<OrganisationRow[]>`
       UPDATE organisations SET status = 'suspended', suspension_reason = ${reason}, suspended_at = now(), updated_at = now()
       WHERE id = ${id}
       RETURNING *`;
-    await this.#bus.publish('organisation', id);
+    if (tx === undefined) await this.#bus.publish('organisation', id);
     return row ? toOrganisation(row) : null;
   }
 
-  async reinstate(id: string): Promise<OrganisationRecord | null> {
-    const [row] = await this.#sql<OrganisationRow[]>`
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
+  async reinstate(id: string, tx?: Sql): Promise<OrganisationRecord | null> {
+    const [row] = await (tx ?? this.#sql)<OrganisationRow[]>`
       UPDATE organisations SET status = 'active', suspension_reason = NULL, suspended_at = NULL, updated_at = now()
       WHERE id = ${id}
       RETURNING *`;
-    await this.#bus.publish('organisation', id);
+    if (tx === undefined) await this.#bus.publish('organisation', id);
     return row ? toOrganisation(row) : null;
   }
 }

@@ -96,8 +96,8 @@ export class UserStore {
     return row ? toUser(row) : null;
   }
 
-  async updateName(id: string, name: string): Promise<UserRecord | null> {
-    const [row] = await this.#sql<UserRow[]>`
+  async updateName(id: string, name: string, sql: Sql = this.#sql): Promise<UserRecord | null> {
+    const [row] = await sql<UserRow[]>`
       UPDATE users SET name = ${name}, updated_at = now() WHERE id = ${id} RETURNING *`;
     return row ? toUser(row) : null;
   }

@@ -6,6 +6,7 @@ import type { ControlDependencies } from '../dependencies.js';
 import type { ChangePasswordRequest, Me, MyOrganisation, SessionPage } from '../models/account.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.js';
 import { ProblemError } from '../problems.js';
+import { inOneTransaction } from './transaction.js';
 import { sessionView } from './views.js';
 
 /** The caller's own account, organisation membership and sessions. */
@@ -31,12 +32,19 @@ export class AccountService {
   }
 
   async rename(caller: Caller, name: string): Promise<Me> {
-    await this.#deps.context.store.users.updateName(caller.userId, name);
-    await this.#deps.audit.record(caller, {
-      organisationId: caller.organisationId,
-      action: 'user.rename',
-      target: caller.userId,
-      details: { name },
+    const { store } = this.#deps.context;
+    await inOneTransaction(store, async (tx) => {
+      await store.users.updateName(caller.userId, name, tx);
+      await this.#deps.audit.record(
+        caller,
+        {
+          organisationId: caller.organisationId,
+          action: 'user.rename',
+          target: caller.userId,
+          details: { name },
+        },
+        tx,
+      );
     });
     return this.me(caller);
   }
@@ -101,21 +109,34 @@ export class AccountService {
     if (session === null || session.userId !== caller.userId || session.revokedAt !== null) {
       throw new ProblemError('session_not_found');
     }
-    await sessions.revoke(session.id, 'ended_by_user');
-    await this.#deps.audit.record(caller, {
-      organisationId: caller.organisationId,
-      action: 'session.end',
-      target: session.id,
+    await inOneTransaction(this.#deps.context.store, async (tx) => {
+      await sessions.revoke(session.id, 'ended_by_user', tx);
+      await this.#deps.audit.record(
+        caller,
+        { organisationId: caller.organisationId, action: 'session.end', target: session.id },
+        tx,
+      );
     });
   }
 
   async endAllSessions(caller: Caller): Promise<void> {
-    const ended = await this.#deps.stores.sessions.revokeAllForUser(caller.userId, 'ended_everywhere');
-    await this.#deps.audit.record(caller, {
-      organisationId: caller.organisationId,
-      action: 'session.end_all',
-      target: caller.userId,
-      details: { sessionsEnded: ended },
+    await inOneTransaction(this.#deps.context.store, async (tx) => {
+      const ended = await this.#deps.stores.sessions.revokeAllForUser(
+        caller.userId,
+        'ended_everywhere',
+        {},
+        tx,
+      );
+      await this.#deps.audit.record(
+        caller,
+        {
+          organisationId: caller.organisationId,
+          action: 'session.end_all',
+          target: caller.userId,
+          details: { sessionsEnded: ended },
+        },
+        tx,
+      );
     });
   }
 }

@@ -1,5 +1,6 @@
 import { BackendError } from '../../backend/object-store.js';
 import { BucketNameTakenError } from '../../store/buckets.js';
+import type { Sql } from '../../store/database.js';
 import type { BucketRecord } from '../../store/records.js';
 import { requireManager, requireMember, type Caller, type Member } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
@@ -15,6 +16,7 @@ import type {
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, toPage } from '../pagination.js';
 import { invalidField, ProblemError, validationProblem } from '../problems.js';
 import { bucketNameProblem, objectKeyProblem, validateCorsRules } from './bucket-rules.js';
+import { inOneTransaction } from './transaction.js';
 import { bucketListItem, bucketView } from './views.js';
 
 /** Buckets of the caller's organisation, their CORS rules and objects. */
@@ -46,18 +48,32 @@ export class BucketService {
       if (error instanceof BackendError && error.kind === 'bucket-exists') throw nameTaken(request.name);
       throw error;
     });
-    const bucket = await store.buckets
-      .create({
-        name: request.name,
-        organisationId: member.organisationId,
-        public: request.public ?? false,
-        createdBy: member.userId,
-      })
-      .catch((error: unknown) => {
-        if (error instanceof BucketNameTakenError) throw nameTaken(request.name);
-        throw error;
+    // The object store is no party to the transaction: the record and its audit entry are.
+    const bucket = await inOneTransaction(store, async (tx, changed) => {
+      const bucket = await store.buckets.create(
+        {
+          name: request.name,
+          organisationId: member.organisationId,
+          public: request.public ?? false,
+          createdBy: member.userId,
+        },
+        tx,
+      );
+      changed('bucket', bucket.name);
+      await this.#audit(member, 'bucket.create', bucket.name, { public: bucket.public }, tx);
+      return bucket;
+    }).catch(async (error: unknown) => {
+      // Someone else's record won the name: whatever is on the object store is theirs now.
+      if (error instanceof BucketNameTakenError) throw nameTaken(request.name);
+      // Nothing records the bucket just made (empty): it goes again, so the name is not lost.
+      await backend.deleteBucket(request.name).catch((cleanup: unknown) => {
+        this.#deps.context.logger.warn(
+          { bucket: request.name, err: cleanup },
+          'an unrecorded bucket could not be removed from the object store',
+        );
       });
-    await this.#audit(member, 'bucket.create', bucket.name, { public: bucket.public });
+      throw error;
+    });
     return bucketView(bucket, null);
   }
 
@@ -69,11 +85,15 @@ export class BucketService {
   async setPublic(caller: Caller, name: string, isPublic: boolean): Promise<BucketView> {
     const member = requireManager(caller);
     await this.bucketOf(member, name);
-    const { buckets } = this.#deps.context.store;
-    const updated = await buckets.setPublic(name, isPublic);
-    if (updated === null) throw new ProblemError('bucket_not_found');
-    await this.#audit(member, 'bucket.update', name, { public: isPublic });
-    return bucketView(updated, await buckets.findCors(name));
+    const { store } = this.#deps.context;
+    const updated = await inOneTransaction(store, async (tx, changed) => {
+      const updated = await store.buckets.setPublic(name, isPublic, tx);
+      changed('bucket', name);
+      if (updated === null) throw new ProblemError('bucket_not_found');
+      await this.#audit(member, 'bucket.update', name, { public: isPublic }, tx);
+      return updated;
+    });
+    return bucketView(updated, await store.buckets.findCors(name));
   }
 
   /** Only an empty bucket goes; a bucket already gone from the backend is dropped from records too. */
@@ -88,8 +108,12 @@ export class BucketService {
       }
       if (!(error instanceof BackendError && error.kind === 'no-such-bucket')) throw error;
     });
-    await store.buckets.delete(name);
-    await this.#audit(member, 'bucket.delete', name, {});
+    // Should this fail, the record stays; deleting again finds the bucket gone and drops it.
+    await inOneTransaction(store, async (tx, changed) => {
+      await store.buckets.delete(name, tx);
+      changed('bucket', name);
+      await this.#audit(member, 'bucket.delete', name, {}, tx);
+    });
   }
 
   async cors(caller: Caller, name: string): Promise<CorsRules> {
@@ -105,16 +129,25 @@ export class BucketService {
     if (errors.length > 0) {
       throw validationProblem(errors);
     }
-    const saved = await this.#deps.context.store.buckets.putCors(name, rules, member.userId);
-    await this.#audit(member, 'bucket.cors_put', name, { rules: rules.length });
+    const { store } = this.#deps.context;
+    const saved = await inOneTransaction(store, async (tx, changed) => {
+      const saved = await store.buckets.putCors(name, rules, member.userId, tx);
+      changed('bucket', name);
+      await this.#audit(member, 'bucket.cors_put', name, { rules: rules.length }, tx);
+      return saved;
+    });
     return { rules: saved.rules };
   }
 
   async deleteCors(caller: Caller, name: string): Promise<void> {
     const member = requireManager(caller);
     await this.bucketOf(member, name);
-    await this.#deps.context.store.buckets.deleteCors(name);
-    await this.#audit(member, 'bucket.cors_delete', name, {});
+    const { store } = this.#deps.context;
+    await inOneTransaction(store, async (tx, changed) => {
+      await store.buckets.deleteCors(name, tx);
+      changed('bucket', name);
+      await this.#audit(member, 'bucket.cors_delete', name, {}, tx);
+    });
   }
 
   async listObjects(
@@ -188,13 +221,12 @@ export class BucketService {
     }
   }
 
-  async #audit(member: Member, action: string, bucket: string, details: Record<string, unknown>) {
-    await this.#deps.audit.record(member, {
-      organisationId: member.organisationId,
-      action,
-      target: bucket,
-      details,
-    });
+  async #audit(member: Member, action: string, bucket: string, details: Record<string, unknown>, tx?: Sql) {
+    await this.#deps.audit.record(
+      member,
+      { organisationId: member.organisationId, action, target: bucket, details },
+      tx,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { normaliseScope, ScopeValidationError, type CredentialScope } from '../../access/scope.js';
 import { generateAccessKeyId, generateSecretAccessKey } from '../../security/ids.js';
+import type { Sql } from '../../store/database.js';
 import type { CredentialRecord } from '../../store/records.js';
 import { isManager, requireMember, type Caller, type Member } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
@@ -14,6 +15,7 @@ import type {
 } from '../models/credentials.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '../pagination.js';
 import { invalidField, ProblemError } from '../problems.js';
+import { inOneTransaction } from './transaction.js';
 import { credentialView, scopeView } from './views.js';
 
 /**
@@ -43,19 +45,30 @@ export class CredentialService {
     const scope = await this.#validScope(member, request.scope, { nested: true });
     const expiresAt = validExpiry(request.expiresAt);
     const secret = generateSecretAccessKey();
-    const credential = await this.#deps.context.store.credentials.create({
-      accessKeyId: generateAccessKeyId(),
-      organisationId: member.organisationId,
-      name: request.name,
-      secret,
-      scope,
-      expiresAt,
-      createdBy: member.userId,
-    });
-    await this.#audit(member, 'credential.create', credential.accessKeyId, {
-      name: credential.name,
-      scope: scopeView(scope),
-      expiresAt,
+    const { store } = this.#deps.context;
+    const credential = await inOneTransaction(store, async (tx, changed) => {
+      const credential = await store.credentials.create(
+        {
+          accessKeyId: generateAccessKeyId(),
+          organisationId: member.organisationId,
+          name: request.name,
+          secret,
+          scope,
+          expiresAt,
+          createdBy: member.userId,
+        },
+        tx,
+      );
+      // A lookup of this id before it existed may be cached as "unknown".
+      changed('credential', credential.accessKeyId);
+      await this.#audit(
+        member,
+        'credential.create',
+        credential.accessKeyId,
+        { name: credential.name, scope: scopeView(scope), expiresAt },
+        tx,
+      );
+      return credential;
     });
     return {
       accessKeyId: credential.accessKeyId,
@@ -82,9 +95,7 @@ export class CredentialService {
       name: request.name,
       expiresAt: request.expiresAt === undefined ? undefined : validExpiry(request.expiresAt),
     };
-    const updated = await this.#deps.context.store.credentials.update(accessKeyId, changes);
-    if (updated === null) throw new ProblemError('credential_not_found');
-    await this.#audit(member, 'credential.update', accessKeyId, changes);
+    const updated = await this.#updated(member, accessKeyId, changes, 'credential.update', changes);
     return credentialView(updated);
   }
 
@@ -95,9 +106,9 @@ export class CredentialService {
   ): Promise<CredentialView> {
     const { member } = await this.#manageable(caller, accessKeyId);
     const scope = await this.#validScope(member, request, { nested: false });
-    const updated = await this.#deps.context.store.credentials.update(accessKeyId, { scope });
-    if (updated === null) throw new ProblemError('credential_not_found');
-    await this.#audit(member, 'credential.scope_replace', accessKeyId, { scope: scopeView(scope) });
+    const updated = await this.#updated(member, accessKeyId, { scope }, 'credential.scope_replace', {
+      scope: scopeView(scope),
+    });
     return credentialView(updated);
   }
 
@@ -107,21 +118,44 @@ export class CredentialService {
     const secret = generateSecretAccessKey();
     const previousValidUntil =
       gracePeriodSeconds > 0 ? new Date(Date.now() + gracePeriodSeconds * 1000) : null;
-    const rotated = await this.#deps.context.store.credentials.rotate(
-      accessKeyId,
-      secret,
-      previousValidUntil,
-    );
-    if (rotated === null) throw new ProblemError('credential_not_found');
-    await this.#audit(member, 'credential.rotate', accessKeyId, { gracePeriodSeconds });
+    const { store } = this.#deps.context;
+    const rotated = await inOneTransaction(store, async (tx, changed) => {
+      const rotated = await store.credentials.rotate(accessKeyId, secret, previousValidUntil, tx);
+      changed('credential', accessKeyId);
+      if (rotated === null) throw new ProblemError('credential_not_found');
+      await this.#audit(member, 'credential.rotate', accessKeyId, { gracePeriodSeconds }, tx);
+      return rotated;
+    });
     return { accessKeyId, secret, previousSecretValidUntil: rotated.previousSecretValidUntil };
   }
 
   /** Revocation deletes the record: storage then answers InvalidAccessKeyId. */
   async revoke(caller: Caller, accessKeyId: string): Promise<void> {
     const { member, credential } = await this.#manageable(caller, accessKeyId);
-    await this.#deps.context.store.credentials.delete(accessKeyId);
-    await this.#audit(member, 'credential.revoke', accessKeyId, { name: credential.name });
+    const { store } = this.#deps.context;
+    await inOneTransaction(store, async (tx, changed) => {
+      await store.credentials.delete(accessKeyId, tx);
+      changed('credential', accessKeyId);
+      await this.#audit(member, 'credential.revoke', accessKeyId, { name: credential.name }, tx);
+    });
+  }
+
+  /** One update of the record and its audit entry, together. */
+  async #updated(
+    member: Member,
+    accessKeyId: string,
+    changes: { name?: string; expiresAt?: Date | null; scope?: CredentialScope },
+    action: string,
+    details: Record<string, unknown>,
+  ): Promise<CredentialRecord> {
+    const { store } = this.#deps.context;
+    return inOneTransaction(store, async (tx, changed) => {
+      const updated = await store.credentials.update(accessKeyId, changes, tx);
+      changed('credential', accessKeyId);
+      if (updated === null) throw new ProblemError('credential_not_found');
+      await this.#audit(member, action, accessKeyId, details, tx);
+      return updated;
+    });
   }
 
   async #manageable(
@@ -163,13 +197,18 @@ export class CredentialService {
     return scope;
   }
 
-  async #audit(member: Member, action: string, accessKeyId: string, details: Record<string, unknown>) {
-    await this.#deps.audit.record(member, {
-      organisationId: member.organisationId,
-      action,
-      target: accessKeyId,
-      details,
-    });
+  async #audit(
+    member: Member,
+    action: string,
+    accessKeyId: string,
+    details: Record<string, unknown>,
+    tx: Sql,
+  ) {
+    await this.#deps.audit.record(
+      member,
+      { organisationId: member.organisationId, action, target: accessKeyId, details },
+      tx,
+    );
   }
 }
 

@@ -19,6 +19,7 @@ import type {
 import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.js';
 import { invalidField, ProblemError } from '../problems.js';
 import type { InvitationIssuer } from './invitation-issuer.js';
+import { inOneTransaction } from './transaction.js';
 import { summariseUsage } from './usage-summary.js';
 import { auditEntryView, organisationView } from './views.js';
 
@@ -60,18 +61,26 @@ export class OrganisationService {
         throw invalidField('settings', `holds at most ${MAX_SETTINGS} keys`);
       }
     }
-    const updated = await organisations
-      .updateSettings(member.organisationId, { name: request.name, settings })
-      .catch((error: unknown) => {
-        if (error instanceof OrganisationNameTakenError) throw new ProblemError('organisation_name_taken');
-        throw error;
-      });
-    if (updated === null) throw new ProblemError('no_organisation');
-    await this.#deps.audit.record(caller, {
-      organisationId: member.organisationId,
-      action: 'organisation.update',
-      target: member.organisationId,
-      details: { name: request.name, settings: request.settings },
+    const updated = await inOneTransaction(this.#deps.context.store, async (tx, changed) => {
+      const updated = await organisations
+        .updateSettings(member.organisationId, { name: request.name, settings }, tx)
+        .catch((error: unknown) => {
+          if (error instanceof OrganisationNameTakenError) throw new ProblemError('organisation_name_taken');
+          throw error;
+        });
+      changed('organisation', member.organisationId);
+      if (updated === null) throw new ProblemError('no_organisation');
+      await this.#deps.audit.record(
+        caller,
+        {
+          organisationId: member.organisationId,
+          action: 'organisation.update',
+          target: member.organisationId,
+          details: { name: request.name, settings: request.settings },
+        },
+        tx,
+      );
+      return updated;
     });
     return organisationView(updated);
   }
@@ -95,17 +104,27 @@ export class OrganisationService {
     const member = requireManager(caller);
     requireOwnerFor(member, request.role);
     await this.#invitations.ensureInvitable(request.email);
-    const invitation = await this.#invitations.issue({
-      organisationId: member.organisationId,
-      email: request.email,
-      role: request.role,
-      createdBy: member.userId,
-    });
-    await this.#deps.audit.record(caller, {
-      organisationId: member.organisationId,
-      action: 'member.invite',
-      target: request.email,
-      details: { role: request.role },
+    const invitation = await inOneTransaction(this.#deps.context.store, async (tx) => {
+      const invitation = await this.#invitations.issue(
+        {
+          organisationId: member.organisationId,
+          email: request.email,
+          role: request.role,
+          createdBy: member.userId,
+        },
+        tx,
+      );
+      await this.#deps.audit.record(
+        caller,
+        {
+          organisationId: member.organisationId,
+          action: 'member.invite',
+          target: request.email,
+          details: { role: request.role },
+        },
+        tx,
+      );
+      return invitation;
     });
     return { invitation };
   }

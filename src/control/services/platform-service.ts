@@ -1,4 +1,4 @@
-import { inTransaction } from '../../store/database.js';
+import { inTransaction, type Sql } from '../../store/database.js';
 import { OrganisationNameTakenError } from '../../store/organisations.js';
 import type { OrganisationRecord } from '../../store/records.js';
 import { requirePlatformAdmin, type Caller } from '../auth/caller.js';
@@ -12,6 +12,7 @@ import type {
 import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.js';
 import { ProblemError } from '../problems.js';
 import type { InvitationIssuer } from './invitation-issuer.js';
+import { inOneTransaction } from './transaction.js';
 import { organisationView } from './views.js';
 
 /** Platform admins: every organisation, its creation, suspension and reinstatement. */
@@ -74,15 +75,19 @@ export class PlatformService {
   async suspend(caller: Caller, organisationId: string, reason: string): Promise<OrganisationView> {
     requirePlatformAdmin(caller);
     await this.#existing(organisationId);
-    const suspended = await this.#deps.context.store.organisations.suspend(organisationId, reason);
-    return this.#recorded(caller, 'organisation.suspend', suspended, { reason });
+    const { organisations } = this.#deps.context.store;
+    return this.#recorded(caller, organisationId, 'organisation.suspend', { reason }, (tx) =>
+      organisations.suspend(organisationId, reason, tx),
+    );
   }
 
   async reinstate(caller: Caller, organisationId: string): Promise<OrganisationView> {
     requirePlatformAdmin(caller);
     await this.#existing(organisationId);
-    const reinstated = await this.#deps.context.store.organisations.reinstate(organisationId);
-    return this.#recorded(caller, 'organisation.reinstate', reinstated, {});
+    const { organisations } = this.#deps.context.store;
+    return this.#recorded(caller, organisationId, 'organisation.reinstate', {}, (tx) =>
+      organisations.reinstate(organisationId, tx),
+    );
   }
 
   async #existing(organisationId: string): Promise<OrganisationRecord> {
@@ -93,18 +98,24 @@ export class PlatformService {
     return organisation;
   }
 
+  /** The status change and its audit entry, in one transaction; storage hears of it after the commit. */
   async #recorded(
     caller: Caller,
+    organisationId: string,
     action: string,
-    organisation: OrganisationRecord | null,
     details: Record<string, unknown>,
+    change: (tx: Sql) => Promise<OrganisationRecord | null>,
   ): Promise<OrganisationView> {
-    if (organisation === null) throw new ProblemError('organisation_not_found');
-    await this.#deps.audit.record(caller, {
-      organisationId: organisation.id,
-      action,
-      target: organisation.id,
-      details,
+    const organisation = await inOneTransaction(this.#deps.context.store, async (tx, changed) => {
+      const organisation = await change(tx);
+      changed('organisation', organisationId);
+      if (organisation === null) throw new ProblemError('organisation_not_found');
+      await this.#deps.audit.record(
+        caller,
+        { organisationId: organisation.id, action, target: organisation.id, details },
+        tx,
+      );
+      return organisation;
     });
     return organisationView(organisation);
   }
