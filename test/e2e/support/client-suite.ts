@@ -10,6 +10,7 @@ import path from 'node:path';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it, type TestContext } from 'vitest';
 import type { StorageKey } from './control-plane.js';
+import { EARLIER_STEP_FAILED } from './step-failure.js';
 import { startWorld, storedEtag, storedObject, uniqueName, type World } from './world.js';
 
 export const MiB = 1024 * 1024;
@@ -116,9 +117,14 @@ export interface ClientSuiteOptions {
   extra?: (suite: ClientSuite) => void;
 }
 
-/** Defines the client's describe block: the shared scenario, then the client's own tests. */
+/**
+ * Defines the client's describe block: the shared scenario, then the client's own tests. The
+ * scenario's steps build on each other (what one uploads the next downloads, lists, copies), so
+ * after the first failed step the remaining ones fail at once with EARLIER_STEP_FAILED instead of
+ * running against a broken state. The client's own tests are independent and always run.
+ */
 export function describeClient(name: string, factory: DriverFactory, options: ClientSuiteOptions): void {
-  describe(name, () => {
+  describe.sequential(name, () => {
     const rgw = inject('rgw');
     let world: World;
     let environment: ClientEnvironment;
@@ -141,9 +147,15 @@ export function describeClient(name: string, factory: DriverFactory, options: Cl
         meta.clientVersion = version;
       },
     };
+    let failedStep: string | null = null;
     const step = (title: string, body: () => Promise<void>): void => {
       it(title, async (context) => {
         suite.tag(context);
+        if (failedStep !== null) throw new Error(`${EARLIER_STEP_FAILED} ("${failedStep}")`);
+        // also a step that timed out, whose body may still be running
+        context.onTestFailed(() => {
+          failedStep ??= title;
+        });
         await body();
       });
     };
