@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { acquireDirectoryLock } from './directory-lock.js';
 
 export interface EmbeddedPostgres {
   /** A postgres:// URL on loopback that postgres.js can use. */
@@ -15,16 +16,26 @@ export interface EmbeddedPostgres {
  */
 export async function startEmbeddedPostgres(dataDir: string | null): Promise<EmbeddedPostgres> {
   if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir ?? undefined);
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
-  await server.start();
-  const address = server.getServerConn();
-  return {
-    url: `postgres://postgres@${address}/postgres`,
-    dataDir,
-    stop: async () => {
-      await server.stop();
-      await db.close();
-    },
-  };
+  const lock = dataDir === null ? null : acquireDirectoryLock(`${dataDir}.lock`);
+  try {
+    const db = await PGlite.create(dataDir ?? undefined);
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
+    await server.start();
+    const address = server.getServerConn();
+    return {
+      url: `postgres://postgres@${address}/postgres`,
+      dataDir,
+      stop: async () => {
+        try {
+          await server.stop();
+          await db.close();
+        } finally {
+          lock?.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 }

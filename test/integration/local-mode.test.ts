@@ -38,6 +38,11 @@ describe('local mode (no DATABASE_URL, no backend configured)', () => {
       const metrics = await fetch(`${first.urls.metrics}/metrics`);
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toContain('gateway_s3_requests_total');
+
+      // A second gateway on the same data directory would corrupt the embedded database.
+      await expect(startGateway(loadConfig(env), { logger: createLogger('silent') })).rejects.toThrow(
+        /held by another gateway process/,
+      );
     } finally {
       await first.stop();
     }
