@@ -118,9 +118,14 @@ describeClient('aws-sdk-js', awsSdkJsDriver, {
       suite.tag(context);
       const world = suite.world();
       const driver = suite.driver() as AwsSdkJsDriver;
+      const resolver = driver.virtualHostResolver;
+      // a new connection, so the name is looked up now; only what this call adds is checked
+      resolver.dropIdleConnections();
+      const before = resolver.resolved.length;
       await driver.list({ key: world.tenant.readWrite, addressing: 'virtual' }, world.tenant.bucket, '');
-      expect(driver.resolvedHosts).toContain(`${world.tenant.bucket}.${world.domain}`);
-      expect(driver.resolvedHosts.every((host) => host.endsWith(`.${world.domain}`))).toBe(true);
+      const added = resolver.resolved.slice(before);
+      expect(added.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(added)).toEqual(new Set([`${world.tenant.bucket}.${world.domain}`]));
     });
   },
 });

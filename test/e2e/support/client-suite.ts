@@ -10,6 +10,7 @@ import path from 'node:path';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it, type TestContext } from 'vitest';
 import type { StorageKey } from './control-plane.js';
+import type { LoopbackResolver } from './drivers/loopback-agent.js';
 import { EARLIER_STEP_FAILED } from './step-failure.js';
 import { startWorld, storedEtag, storedObject, uniqueName, type World } from './world.js';
 
@@ -65,6 +66,11 @@ export interface S3ClientDriver {
   /** The client's own bucket creation and deletion (which the storage endpoint refuses). */
   createBucket(connection: Connection, bucket: string): Promise<void>;
   deleteBucket(connection: Connection, bucket: string): Promise<void>;
+  /**
+   * How the client reaches `<bucket>.<domain>` on loopback: its own resolver (the JavaScript clients'
+   * agent), or, when absent, the world's forward proxy.
+   */
+  readonly virtualHostResolver?: LoopbackResolver;
   /** A presigned SigV4 GET URL made by the client, or absent when the client cannot make one. */
   presignGet?(connection: Connection, bucket: string, key: string, expiresSeconds: number): Promise<string>;
   close?(): Promise<void>;
@@ -333,6 +339,10 @@ export function describeClient(name: string, factory: DriverFactory, options: Cl
       const virtual: Connection = { key: world.tenant.readWrite, addressing: 'virtual' };
       const key = 'virtual/hosted ü.txt';
       const before = world.accessLog().length;
+      const resolver = driver.virtualHostResolver;
+      resolver?.dropIdleConnections();
+      const resolvedBefore = resolver?.resolved.length ?? 0;
+      const relayedBefore = world.proxy.hosts.length;
       await driver.put(virtual, world.tenant.bucket, key, smallFile);
       expect(await driver.list(virtual, world.tenant.bucket, 'virtual/')).toEqual([
         { key, size: small.length },
@@ -347,6 +357,19 @@ export function describeClient(name: string, factory: DriverFactory, options: Cl
       for (const entry of seen) {
         expect(entry.bucket).toBe(world.tenant.bucket);
         expect(entry.target.startsWith(`/${world.tenant.bucket}`)).toBe(false);
+      }
+      // ...and they got there by the bucket's own host name, through the client's resolver or the proxy.
+      const host = `${world.tenant.bucket}.${world.domain}`;
+      const relayed = world.proxy.hosts.slice(relayedBefore);
+      if (resolver !== undefined) {
+        const resolved = resolver.resolved.slice(resolvedBefore);
+        expect(resolved.length).toBeGreaterThanOrEqual(1);
+        expect(new Set(resolved)).toEqual(new Set([host]));
+        expect(relayed).toEqual([]);
+      } else {
+        // every request the gateway saw was relayed, each with the bucket's own Host header
+        expect(new Set(relayed)).toEqual(new Set([`${host}:${world.s3Port}`]));
+        expect(relayed.length).toBeGreaterThanOrEqual(seen.length);
       }
     });
 

@@ -33,9 +33,20 @@ import {
   type S3ClientDriver,
 } from '../client-suite.js';
 import { REGION } from '../world.js';
-import { loopbackAgent } from './loopback-agent.js';
+import { loopbackResolver, type LoopbackResolver } from './loopback-agent.js';
 
 const PART_SIZE = 8 * MiB;
+/**
+ * Bounds on every request, so a gateway that stops answering fails the step instead of hanging it
+ * until the test's timeout: connecting, the whole request (thrown as a TimeoutError), and any
+ * silence on the socket (also while a response body is read).
+ */
+export const SDK_TIMEOUTS = {
+  connectionTimeout: 10_000,
+  requestTimeout: 60_000,
+  throwOnRequestTimeout: true,
+  socketTimeout: 60_000,
+} as const;
 
 /** Removes every AWS_* variable and points the SDK's config files into the scratch directory. */
 export function isolateSdkEnvironment(workDir: string): void {
@@ -51,8 +62,7 @@ export function copySource(bucket: string, key: string): string {
 
 export interface AwsSdkJsDriver extends S3ClientDriver {
   client(connection: Connection): S3Client;
-  /** Host names the virtual-hosted clients resolved (to loopback). */
-  resolvedHosts: string[];
+  readonly virtualHostResolver: LoopbackResolver;
 }
 
 async function refusals<T>(call: Promise<T>): Promise<T> {
@@ -73,8 +83,7 @@ async function refusals<T>(call: Promise<T>): Promise<T> {
 
 export function awsSdkJsDriver({ world, workDir }: ClientEnvironment): AwsSdkJsDriver {
   isolateSdkEnvironment(workDir);
-  const resolvedHosts: string[] = [];
-  const agent = loopbackAgent(world.domain, resolvedHosts);
+  const resolver = loopbackResolver(world.domain);
   const clients = new Map<string, S3Client>();
 
   function client(connection: Connection): S3Client {
@@ -87,7 +96,7 @@ export function awsSdkJsDriver({ world, workDir }: ClientEnvironment): AwsSdkJsD
         endpoint: virtual ? world.virtualEndpoint : world.s3Url,
         forcePathStyle: !virtual,
         credentials: { accessKeyId: connection.key.accessKeyId, secretAccessKey: connection.key.secret },
-        ...(virtual ? { requestHandler: { httpAgent: agent } } : {}),
+        requestHandler: { ...SDK_TIMEOUTS, ...(virtual ? { httpAgent: resolver.agent } : {}) },
       });
       clients.set(id, existing);
     }
@@ -131,7 +140,7 @@ export function awsSdkJsDriver({ world, workDir }: ClientEnvironment): AwsSdkJsD
     name: 'aws-sdk-js',
     partSize: PART_SIZE,
     showsStatus: true,
-    resolvedHosts,
+    virtualHostResolver: resolver,
     client,
     async version() {
       const manifest = new URL('../../../../node_modules/@aws-sdk/client-s3/package.json', import.meta.url);
@@ -196,7 +205,7 @@ export function awsSdkJsDriver({ world, workDir }: ClientEnvironment): AwsSdkJsD
     },
     async close() {
       for (const s3 of clients.values()) s3.destroy();
-      agent.destroy();
+      resolver.agent.destroy();
     },
   };
 }

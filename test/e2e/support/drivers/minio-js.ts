@@ -5,6 +5,7 @@
  * that resolves `*.s3.localhost` to loopback.
  */
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { Client, CopyDestinationOptions, CopySourceOptions, S3Error } from 'minio';
 import {
   ClientRefusal,
@@ -14,13 +15,29 @@ import {
   type S3ClientDriver,
 } from '../client-suite.js';
 import { REGION } from '../world.js';
-import { loopbackAgent } from './loopback-agent.js';
+import { loopbackResolver, type LoopbackResolver } from './loopback-agent.js';
 
 const PART_SIZE = 5 * MiB;
+/** Longest silence on a request's socket (sending, waiting, or reading the response) before it is cut. */
+const IDLE_TIMEOUT_MS = 60_000;
 
 export interface MinioJsDriver extends S3ClientDriver {
-  resolvedHosts: string[];
+  readonly virtualHostResolver: LoopbackResolver;
 }
+
+/**
+ * node:http as minio's transport, with a bound the client itself lacks: a request whose socket stays
+ * silent for IDLE_TIMEOUT_MS is destroyed, so minio reports an error instead of waiting forever.
+ */
+const timedTransport = {
+  request: (options: http.RequestOptions, callback?: (response: http.IncomingMessage) => void) => {
+    const request = http.request(options, callback);
+    request.setTimeout(IDLE_TIMEOUT_MS, () =>
+      request.destroy(new Error(`minio-js: no data on the connection for ${IDLE_TIMEOUT_MS} ms`)),
+    );
+    return request;
+  },
+} as Pick<typeof http, 'request'>;
 
 async function refusals<T>(call: Promise<T>): Promise<T> {
   try {
@@ -34,8 +51,7 @@ async function refusals<T>(call: Promise<T>): Promise<T> {
 }
 
 export function minioJsDriver({ world }: ClientEnvironment): MinioJsDriver {
-  const resolvedHosts: string[] = [];
-  const agent = loopbackAgent(world.domain, resolvedHosts);
+  const resolver = loopbackResolver(world.domain);
   const clients = new Map<string, Client>();
 
   function client(connection: Connection): Client {
@@ -52,7 +68,8 @@ export function minioJsDriver({ world }: ClientEnvironment): MinioJsDriver {
         partSize: PART_SIZE,
         accessKey: connection.key.accessKeyId,
         secretKey: connection.key.secret,
-        ...(virtual ? { transportAgent: agent } : {}),
+        transport: timedTransport,
+        ...(virtual ? { transportAgent: resolver.agent } : {}),
       });
       clients.set(id, existing);
     }
@@ -63,7 +80,7 @@ export function minioJsDriver({ world }: ClientEnvironment): MinioJsDriver {
     name: 'minio-js',
     partSize: PART_SIZE,
     showsStatus: false,
-    resolvedHosts,
+    virtualHostResolver: resolver,
     async version() {
       const manifest = new URL('../../../../node_modules/minio/package.json', import.meta.url);
       return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
@@ -107,7 +124,7 @@ export function minioJsDriver({ world }: ClientEnvironment): MinioJsDriver {
       return client(connection).presignedGetObject(bucket, key, expiresSeconds);
     },
     async close() {
-      agent.destroy();
+      resolver.agent.destroy();
     },
   };
 }
