@@ -60,7 +60,7 @@ function recordedPidIsOurs(pidFile: string, marker: string): boolean {
   if (!/^[0-9]+$/.test(pid)) return false;
   try {
     // the scripts compare the NUL-separated arguments joined by spaces, with a trailing space
-    return `${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`.includes(marker);
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(marker);
   } catch {
     return false;
   }
