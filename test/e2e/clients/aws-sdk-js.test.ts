@@ -15,8 +15,8 @@ import {
 import { expect, it } from 'vitest';
 import { awsChunkedBody, queryString, signedHeaders } from '../../support/s3/raw-requests.js';
 import { BUCKET_DENIED, describeClient, MiB } from '../support/client-suite.js';
-import { awsSdkJsDriver, SDK_TIMEOUTS, type AwsSdkJsDriver } from '../support/drivers/aws-sdk-js.js';
-import { REGION, storedEtag } from '../support/world.js';
+import { awsSdkJsDriver, type AwsSdkJsDriver } from '../support/drivers/aws-sdk-js.js';
+import { REGION, SDK_TIMEOUTS, storedEtag } from '../support/world.js';
 
 describeClient('aws-sdk-js', awsSdkJsDriver, {
   presignsSigV4: true,

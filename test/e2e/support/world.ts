@@ -17,6 +17,18 @@ import { startForwardProxy, type ForwardProxy } from './forward-proxy.js';
 
 export const REGION = 'us-east-1';
 
+/**
+ * Bounds on every request of an in-process AWS SDK client, so a gateway or RGW that stops answering
+ * fails the step instead of hanging it until the test's timeout: connecting, the whole request
+ * (thrown as a TimeoutError), and any silence on the socket (also while a response body is read).
+ */
+export const SDK_TIMEOUTS = {
+  connectionTimeout: 10_000,
+  requestTimeout: 60_000,
+  throwOnRequestTimeout: true,
+  socketTimeout: 60_000,
+} as const;
+
 export interface Tenant {
   organisationId: string;
   owner: ControlPlane;
@@ -90,7 +102,7 @@ export async function startWorld(label: string, rgw: E2eBackend): Promise<World>
     GATEWAY_LOG_LEVEL: 'info',
   });
   try {
-    // test/support/global-setup.ts found PostgreSQL: the gateway must be on it, not on PGlite
+    // test/e2e/global-setup.ts found or started PostgreSQL: the gateway must be on it, not on PGlite
     if (process.env.GATEWAY_TEST_POSTGRES_URL && gateway.database?.kind !== 'postgres') {
       throw new Error('PostgreSQL answers, but the gateway did not get a database on it');
     }
@@ -128,6 +140,7 @@ export async function startWorld(label: string, rgw: E2eBackend): Promise<World>
       credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: SDK_TIMEOUTS,
     });
 
     return {

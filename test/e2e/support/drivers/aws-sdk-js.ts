@@ -32,21 +32,10 @@ import {
   type Connection,
   type S3ClientDriver,
 } from '../client-suite.js';
-import { REGION } from '../world.js';
+import { REGION, SDK_TIMEOUTS } from '../world.js';
 import { loopbackResolver, type LoopbackResolver } from './loopback-agent.js';
 
 const PART_SIZE = 8 * MiB;
-/**
- * Bounds on every request, so a gateway that stops answering fails the step instead of hanging it
- * until the test's timeout: connecting, the whole request (thrown as a TimeoutError), and any
- * silence on the socket (also while a response body is read).
- */
-export const SDK_TIMEOUTS = {
-  connectionTimeout: 10_000,
-  requestTimeout: 60_000,
-  throwOnRequestTimeout: true,
-  socketTimeout: 60_000,
-} as const;
 
 /** Removes every AWS_* variable and points the SDK's config files into the scratch directory. */
 export function isolateSdkEnvironment(workDir: string): void {
