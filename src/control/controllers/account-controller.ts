@@ -6,6 +6,7 @@ import {
   Get,
   Patch,
   Path,
+  Produces,
   Put,
   Query,
   Request,
@@ -15,6 +16,7 @@ import {
   SuccessResponse,
   Tags,
 } from 'tsoa';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { callerOf } from '../auth/caller.js';
 import type {
   ChangePasswordRequest,
@@ -31,6 +33,8 @@ import type { ControlServices } from '../services/index.js';
 @Tags('Your account')
 @Security('bearer')
 @Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
+// tsoa documents errors in the controller's media type; each operation's success names its own.
+@Produces(PROBLEM_MEDIA_TYPE)
 export class AccountController extends Controller {
   constructor(private readonly services: ControlServices) {
     super();
@@ -41,6 +45,7 @@ export class AccountController extends Controller {
    * @summary Who am I
    */
   @Get()
+  @Produces(JSON_MEDIA_TYPE)
   public async getMe(@Request() request: ExpressRequest): Promise<Me> {
     return this.services.account.me(callerOf(request));
   }
@@ -50,6 +55,7 @@ export class AccountController extends Controller {
    * @summary Change my name
    */
   @Patch()
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
   public async updateMe(@Body() body: UpdateMeRequest, @Request() request: ExpressRequest): Promise<Me> {
     return this.services.account.rename(callerOf(request), body.name);
@@ -74,6 +80,7 @@ export class AccountController extends Controller {
    * @summary My organisation
    */
   @Get('organisation')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(403, 'Not a member of any organisation (no_organisation)')
   public async getMyOrganisation(@Request() request: ExpressRequest): Promise<MyOrganisation> {
     return this.services.account.organisation(callerOf(request));
@@ -84,6 +91,7 @@ export class AccountController extends Controller {
    * @summary My sessions
    */
   @Get('sessions')
+  @Produces(JSON_MEDIA_TYPE)
   public async listMySessions(
     @Request() request: ExpressRequest,
     @Query() limit?: PageSize,

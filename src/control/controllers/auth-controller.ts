@@ -1,5 +1,6 @@
 import type { Request as ExpressRequest } from 'express';
-import { Body, Controller, Post, Request, Response, Route, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Post, Produces, Request, Response, Route, SuccessResponse, Tags } from 'tsoa';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { originOf } from '../auth/caller.js';
 import { readRefreshCookie } from '../auth/refresh-cookie.js';
 import type {
@@ -15,6 +16,8 @@ import type { IssuedTokens } from '../services/session-starter.js';
 @Route('v1/auth')
 @Tags('Authentication')
 @Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
+// tsoa documents errors in the controller's media type; each operation's success names its own.
+@Produces(PROBLEM_MEDIA_TYPE)
 export class AuthController extends Controller {
   constructor(private readonly services: ControlServices) {
     super();
@@ -26,8 +29,18 @@ export class AuthController extends Controller {
    * @summary Log in
    */
   @Post('login')
+  @SuccessResponse<{
+    /** The rotating refresh cookie gw_refresh (HttpOnly, SameSite=Strict, Path=/v1/auth, Secure over HTTPS). */
+    'Set-Cookie': string;
+  }>(200, 'Logged in; the refresh cookie is set', JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(401, 'Wrong e-mail address or password (invalid_credentials)')
-  @Response<ProblemDocument>(429, 'Too many attempts; see Retry-After (rate_limited)')
+  @Response<
+    ProblemDocument,
+    {
+      /** Seconds to wait before the next attempt. */
+      'Retry-After': string;
+    }
+  >(429, 'Too many attempts; see Retry-After (rate_limited)')
   public async login(@Body() body: LoginRequest, @Request() request: ExpressRequest): Promise<TokenResponse> {
     return this.#withCookie(request, await this.services.auth.login(body, originOf(request)));
   }
@@ -38,7 +51,17 @@ export class AuthController extends Controller {
    * @summary Refresh the access token
    */
   @Post('refresh')
-  @Response<ProblemDocument>(401, 'No, an unknown or a reused refresh token, or an ended session')
+  @SuccessResponse<{
+    /** The rotating refresh cookie gw_refresh (HttpOnly, SameSite=Strict, Path=/v1/auth, Secure over HTTPS). */
+    'Set-Cookie': string;
+  }>(200, 'Refreshed; the next refresh cookie replaces the one sent', JSON_MEDIA_TYPE)
+  @Response<
+    ProblemDocument,
+    {
+      /** Clears the refresh cookie. */
+      'Set-Cookie': string;
+    }
+  >(401, 'No, an unknown or a reused refresh token, or an ended session')
   public async refresh(@Request() request: ExpressRequest): Promise<TokenResponse> {
     const origin = originOf(request);
     try {
@@ -56,7 +79,10 @@ export class AuthController extends Controller {
    * @summary Log out
    */
   @Post('logout')
-  @SuccessResponse(204, 'Logged out')
+  @SuccessResponse<{
+    /** Clears the refresh cookie. */
+    'Set-Cookie': string;
+  }>(204, 'Logged out; the refresh cookie is cleared')
   public async logout(@Request() request: ExpressRequest): Promise<void> {
     const origin = originOf(request);
     await this.services.auth.logout(readRefreshCookie(request), origin);
@@ -68,6 +94,10 @@ export class AuthController extends Controller {
    * @summary Accept an invitation
    */
   @Post('invitations/accept')
+  @SuccessResponse<{
+    /** The rotating refresh cookie gw_refresh (HttpOnly, SameSite=Strict, Path=/v1/auth, Secure over HTTPS). */
+    'Set-Cookie': string;
+  }>(200, 'Joined and logged in; the refresh cookie is set', JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(400, 'Unknown, used or expired invitation (invitation_invalid)')
   @Response<ProblemDocument>(401, 'Existing account, wrong password (invalid_credentials)')
   @Response<ProblemDocument>(409, 'The person already belongs to an organisation (already_member)')

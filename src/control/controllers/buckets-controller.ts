@@ -7,6 +7,7 @@ import {
   Patch,
   Path,
   Post,
+  Produces,
   Put,
   Query,
   Request,
@@ -16,6 +17,7 @@ import {
   SuccessResponse,
   Tags,
 } from 'tsoa';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { callerOf } from '../auth/caller.js';
 import type {
   BucketPage,
@@ -36,6 +38,8 @@ import type { ControlServices } from '../services/index.js';
 @Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
 @Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
 @Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+// tsoa documents errors in the controller's media type; each operation's success names its own.
+@Produces(PROBLEM_MEDIA_TYPE)
 export class BucketsController extends Controller {
   constructor(private readonly services: ControlServices) {
     super();
@@ -46,6 +50,7 @@ export class BucketsController extends Controller {
    * @summary List buckets
    */
   @Get()
+  @Produces(JSON_MEDIA_TYPE)
   public async listBuckets(
     @Request() request: ExpressRequest,
     @Query() limit?: PageSize,
@@ -60,7 +65,7 @@ export class BucketsController extends Controller {
    * @summary Create a bucket
    */
   @Post()
-  @SuccessResponse(201, 'Bucket created')
+  @SuccessResponse(201, 'Bucket created', JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(403, 'The account is suspended (account_suspended), or your role')
   @Response<ProblemDocument>(409, 'The name is taken (bucket_name_taken)')
   public async createBucket(
@@ -75,6 +80,7 @@ export class BucketsController extends Controller {
    * @summary Get a bucket
    */
   @Get('{bucket}')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
   public async getBucket(@Path() bucket: string, @Request() request: ExpressRequest): Promise<BucketView> {
     return this.services.buckets.get(callerOf(request), bucket);
@@ -85,6 +91,7 @@ export class BucketsController extends Controller {
    * @summary Change a bucket
    */
   @Patch('{bucket}')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
   public async updateBucket(
     @Path() bucket: string,
@@ -113,6 +120,7 @@ export class BucketsController extends Controller {
    * @summary Get CORS rules
    */
   @Get('{bucket}/cors')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
   public async getBucketCors(@Path() bucket: string, @Request() request: ExpressRequest): Promise<CorsRules> {
     return this.services.buckets.cors(callerOf(request), bucket);
@@ -123,6 +131,7 @@ export class BucketsController extends Controller {
    * @summary Replace CORS rules
    */
   @Put('{bucket}/cors')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
   public async putBucketCors(
     @Path() bucket: string,

@@ -7,6 +7,7 @@ import {
   Patch,
   Path,
   Post,
+  Produces,
   Put,
   Query,
   Request,
@@ -16,6 +17,7 @@ import {
   SuccessResponse,
   Tags,
 } from 'tsoa';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { callerOf } from '../auth/caller.js';
 import type { PageSize } from '../models/common.js';
 import type {
@@ -38,6 +40,8 @@ import type { ControlServices } from '../services/index.js';
 @Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
 @Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
 @Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+// tsoa documents errors in the controller's media type; each operation's success names its own.
+@Produces(PROBLEM_MEDIA_TYPE)
 export class CredentialsController extends Controller {
   constructor(private readonly services: ControlServices) {
     super();
@@ -48,6 +52,7 @@ export class CredentialsController extends Controller {
    * @summary List credentials
    */
   @Get()
+  @Produces(JSON_MEDIA_TYPE)
   public async listCredentials(
     @Request() request: ExpressRequest,
     @Query() limit?: PageSize,
@@ -61,7 +66,7 @@ export class CredentialsController extends Controller {
    * @summary Create a credential
    */
   @Post()
-  @SuccessResponse(201, 'Credential created')
+  @SuccessResponse(201, 'Credential created', JSON_MEDIA_TYPE)
   public async createCredential(
     @Body() body: CreateCredentialRequest,
     @Request() request: ExpressRequest,
@@ -74,6 +79,7 @@ export class CredentialsController extends Controller {
    * @summary Get a credential
    */
   @Get('{accessKeyId}')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such credential in your organisation (credential_not_found)')
   public async getCredential(
     @Path() accessKeyId: string,
@@ -87,6 +93,7 @@ export class CredentialsController extends Controller {
    * @summary Change a credential
    */
   @Patch('{accessKeyId}')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such credential in your organisation (credential_not_found)')
   public async updateCredential(
     @Path() accessKeyId: string,
@@ -101,6 +108,7 @@ export class CredentialsController extends Controller {
    * @summary Replace a credential's scope
    */
   @Put('{accessKeyId}/scope')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such credential in your organisation (credential_not_found)')
   public async replaceCredentialScope(
     @Path() accessKeyId: string,
@@ -116,6 +124,7 @@ export class CredentialsController extends Controller {
    * @summary Rotate a credential's secret
    */
   @Post('{accessKeyId}/rotate')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such credential in your organisation (credential_not_found)')
   public async rotateCredential(
     @Path() accessKeyId: string,

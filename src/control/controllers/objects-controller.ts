@@ -1,5 +1,19 @@
 import type { Request as ExpressRequest } from 'express';
-import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, Tags } from 'tsoa';
+import {
+  Body,
+  Controller,
+  Get,
+  Path,
+  Post,
+  Produces,
+  Query,
+  Request,
+  Response,
+  Route,
+  Security,
+  Tags,
+} from 'tsoa';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { callerOf } from '../auth/caller.js';
 import type {
   DeleteObjectsRequest,
@@ -20,6 +34,8 @@ import type { ControlServices } from '../services/index.js';
 @Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
 @Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
 @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+// tsoa documents errors in the controller's media type; each operation's success names its own.
+@Produces(PROBLEM_MEDIA_TYPE)
 export class ObjectsController extends Controller {
   constructor(private readonly services: ControlServices) {
     super();
@@ -31,6 +47,7 @@ export class ObjectsController extends Controller {
    * @summary List objects
    */
   @Get('objects')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(403, 'The account is suspended (account_suspended)')
   public async listObjects(
     @Path() bucket: string,
@@ -49,6 +66,7 @@ export class ObjectsController extends Controller {
    * @summary Delete objects
    */
   @Post('objects/delete')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(403, 'The account is suspended (account_suspended), or your role')
   public async deleteObjects(
     @Path() bucket: string,
@@ -66,6 +84,7 @@ export class ObjectsController extends Controller {
    * @summary Presign a storage request
    */
   @Post('presign')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(403, 'The credential does not cover this request, or has expired')
   public async presignObject(
     @Path() bucket: string,

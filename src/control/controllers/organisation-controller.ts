@@ -7,6 +7,7 @@ import {
   Patch,
   Path,
   Post,
+  Produces,
   Query,
   Request,
   Response,
@@ -15,6 +16,7 @@ import {
   SuccessResponse,
   Tags,
 } from 'tsoa';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { callerOf } from '../auth/caller.js';
 import type { OneTimeToken, PageSize } from '../models/common.js';
 import type {
@@ -37,6 +39,8 @@ import type { ControlServices } from '../services/index.js';
 @Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
 @Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
 @Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+// tsoa documents errors in the controller's media type; each operation's success names its own.
+@Produces(PROBLEM_MEDIA_TYPE)
 export class OrganisationController extends Controller {
   constructor(private readonly services: ControlServices) {
     super();
@@ -47,6 +51,7 @@ export class OrganisationController extends Controller {
    * @summary Get the organisation
    */
   @Get()
+  @Produces(JSON_MEDIA_TYPE)
   public async getOrganisation(@Request() request: ExpressRequest): Promise<OrganisationView> {
     return this.services.organisation.get(callerOf(request));
   }
@@ -56,6 +61,7 @@ export class OrganisationController extends Controller {
    * @summary Change the organisation
    */
   @Patch()
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(409, 'The name is taken (organisation_name_taken)')
   public async updateOrganisation(
     @Body() body: UpdateOrganisationRequest,
@@ -69,6 +75,7 @@ export class OrganisationController extends Controller {
    * @summary List members
    */
   @Get('members')
+  @Produces(JSON_MEDIA_TYPE)
   public async listMembers(
     @Request() request: ExpressRequest,
     @Query() limit?: PageSize,
@@ -83,7 +90,7 @@ export class OrganisationController extends Controller {
    * @summary Invite a member
    */
   @Post('members')
-  @SuccessResponse(201, 'Invitation issued')
+  @SuccessResponse(201, 'Invitation issued', JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(409, 'The person already belongs to an organisation (already_member)')
   public async inviteMember(
     @Body() body: InviteMemberRequest,
@@ -98,6 +105,7 @@ export class OrganisationController extends Controller {
    * @summary Change a member's role
    */
   @Patch('members/{userId}')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such member (member_not_found)')
   @Response<ProblemDocument>(409, 'The last owner cannot be demoted (last_owner)')
   public async changeMemberRole(
@@ -126,7 +134,7 @@ export class OrganisationController extends Controller {
    * @summary Issue a password-reset token
    */
   @Post('members/{userId}/password-reset')
-  @SuccessResponse(201, 'Token issued')
+  @SuccessResponse(201, 'Token issued', JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such member (member_not_found)')
   public async issueMemberPasswordReset(
     @Path() userId: string,
@@ -141,6 +149,7 @@ export class OrganisationController extends Controller {
    * @summary Get usage
    */
   @Get('usage')
+  @Produces(JSON_MEDIA_TYPE)
   public async getUsage(
     @Request() request: ExpressRequest,
     @Query() from?: Date,
@@ -154,6 +163,7 @@ export class OrganisationController extends Controller {
    * @summary Get the audit log
    */
   @Get('audit-log')
+  @Produces(JSON_MEDIA_TYPE)
   public async getAuditLog(
     @Request() request: ExpressRequest,
     @Query() limit?: PageSize,

@@ -5,6 +5,7 @@ import {
   Get,
   Path,
   Post,
+  Produces,
   Query,
   Request,
   Response,
@@ -13,6 +14,7 @@ import {
   SuccessResponse,
   Tags,
 } from 'tsoa';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { callerOf } from '../auth/caller.js';
 import type { PageSize } from '../models/common.js';
 import type {
@@ -32,6 +34,8 @@ import type { ControlServices } from '../services/index.js';
 @Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
 @Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
 @Response<ProblemDocument>(403, 'Only platform admins may do this (platform_admin_required)')
+// tsoa documents errors in the controller's media type; each operation's success names its own.
+@Produces(PROBLEM_MEDIA_TYPE)
 export class OrganisationsController extends Controller {
   constructor(private readonly services: ControlServices) {
     super();
@@ -42,6 +46,7 @@ export class OrganisationsController extends Controller {
    * @summary List organisations
    */
   @Get()
+  @Produces(JSON_MEDIA_TYPE)
   public async listOrganisations(
     @Request() request: ExpressRequest,
     @Query() limit?: PageSize,
@@ -56,7 +61,7 @@ export class OrganisationsController extends Controller {
    * @summary Create an organisation
    */
   @Post()
-  @SuccessResponse(201, 'Organisation created')
+  @SuccessResponse(201, 'Organisation created', JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(409, 'The name is taken, or the owner already belongs to an organisation')
   public async createOrganisation(
     @Body() body: CreateOrganisationRequest,
@@ -71,6 +76,7 @@ export class OrganisationsController extends Controller {
    * @summary Suspend an organisation
    */
   @Post('{orgId}/suspend')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such organisation (organisation_not_found)')
   public async suspendOrganisation(
     @Path() orgId: string,
@@ -85,6 +91,7 @@ export class OrganisationsController extends Controller {
    * @summary Reinstate an organisation
    */
   @Post('{orgId}/reinstate')
+  @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such organisation (organisation_not_found)')
   public async reinstateOrganisation(
     @Path() orgId: string,

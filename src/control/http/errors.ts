@@ -4,6 +4,7 @@ import { BackendError } from '../../backend/object-store.js';
 import type { Logger } from '../../observability/logger.js';
 import { ProblemError, validationProblem, type FieldError } from '../problems.js';
 import { requestIdOf } from './request-context.js';
+import { PROBLEM_MEDIA_TYPE } from './media-types.js';
 
 /**
  * tsoa names fields by parameter: "body.scope.buckets", "body.rules.$0.allowedOrigins", "limit".
@@ -69,7 +70,7 @@ function sendProblem(response: Response, problem: ProblemError): void {
   response
     .status(problem.status)
     .set(problem.headers)
-    .type('application/problem+json')
+    .type(PROBLEM_MEDIA_TYPE)
     .json(problem.toDocument(requestIdOf(response)));
 }
 

@@ -71,10 +71,15 @@ const UNAUTHENTICATED = new Set([
   'GET /v1/openapi.json',
 ]);
 
+interface RawResponse {
+  content?: Record<string, unknown>;
+  headers?: Record<string, { schema?: { type?: string } }>;
+}
+
 interface RawOperation {
   tags?: string[];
   security?: unknown[];
-  responses?: Record<string, unknown>;
+  responses?: Record<string, RawResponse>;
 }
 
 function rawOperations(): { id: string; operation: RawOperation }[] {
@@ -126,6 +131,43 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(schemas.TokenResponse?.properties ?? {}).sort()).toEqual(
       ['access_token', 'expires_in', 'token_type', 'user'].sort(),
     );
+  });
+});
+
+describe('the media types and headers the OpenAPI document declares', () => {
+  it('declares every error as application/problem+json and every success body as application/json', () => {
+    let errors = 0;
+    for (const { id, operation } of rawOperations()) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const types = Object.keys(response.content ?? {});
+        if (id === 'GET /v1/health' && status === '503') {
+          // Not ready is a health report, not a problem: monitors read the failing check from it.
+          expect(types, `${id} ${status}`).toEqual(['application/json']);
+        } else if (Number(status) >= 400) {
+          expect(types, `${id} ${status}`).toEqual(['application/problem+json']);
+          errors += 1;
+        } else if (status !== '204') {
+          expect(types, `${id} ${status}`).toEqual(['application/json']);
+        }
+      }
+    }
+    // Every operation behind a bearer token documents at least its 401.
+    expect(errors).toBeGreaterThan(46);
+  });
+
+  it('names Retry-After on the rate-limited login and Set-Cookie wherever the refresh cookie changes', () => {
+    const responses = (id: string) =>
+      rawOperations().find((operation) => operation.id === id)?.operation.responses ?? {};
+    expect(responses('POST /v1/auth/login')['429']?.headers?.['Retry-After']?.schema?.type).toBe('string');
+    for (const [id, status] of [
+      ['POST /v1/auth/login', '200'],
+      ['POST /v1/auth/refresh', '200'],
+      ['POST /v1/auth/refresh', '401'],
+      ['POST /v1/auth/invitations/accept', '200'],
+      ['POST /v1/auth/logout', '204'],
+    ] as const) {
+      expect(Object.keys(responses(id)[status]?.headers ?? {}), `${id} ${status}`).toEqual(['Set-Cookie']);
+    }
   });
 });
 
