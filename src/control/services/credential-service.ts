@@ -15,6 +15,7 @@ import type {
 } from '../models/credentials.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '../pagination.js';
 import { invalidField, ProblemError } from '../problems.js';
+import { requireCredentialOfMember } from './record-rules.js';
 import { inOneTransaction } from './transaction.js';
 import { credentialView, scopeView } from './views.js';
 
@@ -167,9 +168,7 @@ export class CredentialService {
     if (credential === null || credential.organisationId !== member.organisationId) {
       throw new ProblemError('credential_not_found');
     }
-    if (!isManager(member) && credential.createdBy !== member.userId) {
-      throw new ProblemError('forbidden', 'Members manage only the credentials they created.');
-    }
+    requireCredentialOfMember(member, credential, 'Members manage only the credentials they created.');
     return { member, credential };
   }
 

@@ -1,6 +1,5 @@
 import { generateOpaqueToken, hashToken } from '../../security/tokens.js';
 import { inTransaction } from '../../store/database.js';
-import { OrganisationNameTakenError } from '../../store/organisations.js';
 import type { Role } from '../../store/records.js';
 import { queryUsage } from '../../store/usage.js';
 import { requireManager, requireMember, type Caller, type Member } from '../auth/caller.js';
@@ -19,6 +18,7 @@ import type {
 import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.js';
 import { invalidField, ProblemError } from '../problems.js';
 import type { InvitationIssuer } from './invitation-issuer.js';
+import { rethrowOrganisationNameTaken } from './record-rules.js';
 import { inOneTransaction } from './transaction.js';
 import { summariseUsage } from './usage-summary.js';
 import { auditEntryView, organisationView } from './views.js';
@@ -64,10 +64,7 @@ export class OrganisationService {
     const updated = await inOneTransaction(this.#deps.context.store, async (tx, changed) => {
       const updated = await organisations
         .updateSettings(member.organisationId, { name: request.name, settings }, tx)
-        .catch((error: unknown) => {
-          if (error instanceof OrganisationNameTakenError) throw new ProblemError('organisation_name_taken');
-          throw error;
-        });
+        .catch(rethrowOrganisationNameTaken);
       changed('organisation', member.organisationId);
       if (updated === null) throw new ProblemError('no_organisation');
       await this.#deps.audit.record(

@@ -1,5 +1,4 @@
 import { inTransaction, type Sql } from '../../store/database.js';
-import { OrganisationNameTakenError } from '../../store/organisations.js';
 import type { OrganisationRecord } from '../../store/records.js';
 import { requirePlatformAdmin, type Caller } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
@@ -12,6 +11,7 @@ import type {
 import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.js';
 import { ProblemError } from '../problems.js';
 import type { InvitationIssuer } from './invitation-issuer.js';
+import { rethrowOrganisationNameTaken } from './record-rules.js';
 import { inOneTransaction } from './transaction.js';
 import { organisationView } from './views.js';
 
@@ -41,10 +41,9 @@ export class PlatformService {
     return store.db.sql.begin(async (transaction) => {
       const tx = inTransaction(transaction);
       await this.#invitations.ensureInvitable(request.ownerEmail, tx);
-      const organisation = await store.organisations.create(request.name, tx).catch((error: unknown) => {
-        if (error instanceof OrganisationNameTakenError) throw new ProblemError('organisation_name_taken');
-        throw error;
-      });
+      const organisation = await store.organisations
+        .create(request.name, tx)
+        .catch(rethrowOrganisationNameTaken);
       const invitation = await this.#invitations.issue(
         {
           organisationId: organisation.id,

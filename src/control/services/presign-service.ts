@@ -1,10 +1,11 @@
 import { scopeAllowsMethod, scopeCoversBucket } from '../../access/scope.js';
-import { isManager, requireMember, type Caller } from '../auth/caller.js';
+import { requireMember, type Caller } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
 import type { PresignRequest, PresignResponse } from '../models/buckets.js';
 import { invalidField, ProblemError } from '../problems.js';
 import { objectKeyProblem } from './bucket-rules.js';
 import type { BucketService } from './bucket-service.js';
+import { credentialExpired, requireCredentialOfMember } from './record-rules.js';
 import { presignS3Url } from './sigv4-presigner.js';
 
 const DEFAULT_PRESIGN_SECONDS = 3600;
@@ -33,10 +34,8 @@ export class PresignService {
     if (credential === null || credential.organisationId !== member.organisationId) {
       throw invalidField('accessKeyId', 'no credential with this id in your organisation');
     }
-    if (!isManager(member) && credential.createdBy !== member.userId) {
-      throw new ProblemError('forbidden', 'Members presign only with the credentials they created.');
-    }
-    if (credential.expiresAt !== null && credential.expiresAt.getTime() <= Date.now()) {
+    requireCredentialOfMember(member, credential, 'Members presign only with the credentials they created.');
+    if (credentialExpired(credential)) {
       throw new ProblemError('credential_expired', `The credential ${credential.accessKeyId} has expired.`);
     }
     if (

@@ -8,6 +8,7 @@ import type { UserSummary } from '../models/auth.js';
 import type { BucketListItem, BucketView } from '../models/buckets.js';
 import type { CredentialScopeBody, CredentialView } from '../models/credentials.js';
 import type { AuditEntryView, OrganisationSettings, OrganisationView } from '../models/organisation.js';
+import { credentialExpired } from './record-rules.js';
 
 /** Record-to-response mappers: the one place that decides what leaves the service. */
 
@@ -54,13 +55,12 @@ export function scopeView(scope: CredentialScope): CredentialScopeBody {
 
 /** Never the secret: it is returned by create and rotate only. */
 export function credentialView(credential: CredentialRecord, now = new Date()): CredentialView {
-  const expired = credential.expiresAt !== null && credential.expiresAt.getTime() <= now.getTime();
   return {
     accessKeyId: credential.accessKeyId,
     name: credential.name,
     scope: scopeView(credential.scope),
     expiresAt: credential.expiresAt,
-    state: expired ? 'expired' : 'valid',
+    state: credentialExpired(credential, now) ? 'expired' : 'valid',
     createdAt: credential.createdAt,
     createdBy: credential.createdBy,
     lastUsedAt: credential.lastUsedAt,
