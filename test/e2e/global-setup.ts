@@ -138,7 +138,7 @@ async function providePostgres(): Promise<() => Promise<void>> {
       throw new Error(`the server scripts/postgres/up.sh started does not answer on ${url}`);
     use(
       url,
-      `scratch server (scripts/postgres/up.sh, ${reused ? 'reused' : `started in ${Date.now() - began} ms`})`,
+      `scratch server of scripts/postgres/up.sh, ${reused ? 'reused' : `started in ${Date.now() - began} ms`}`,
     );
   } catch (error) {
     if (started) await run(postgresScripts, 'down.sh', [directory], process.env).catch(() => undefined);
