@@ -51,7 +51,6 @@ export interface ObjectStoreBackend {
     options: { prefix?: string; delimiter?: string; cursor?: string; limit: number },
   ): Promise<ObjectListing>;
   deleteObjects(bucket: string, keys: string[]): Promise<DeleteResult[]>;
-  objectExists(bucket: string, key: string): Promise<boolean>;
   /** Resolves when the store answers; rejects with the reason otherwise. */
   checkHealth(): Promise<void>;
   close(): Promise<void>;

@@ -4,7 +4,6 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   HeadBucketCommand,
-  HeadObjectCommand,
   ListBucketsCommand,
   ListObjectsV2Command,
   S3Client,
@@ -232,16 +231,6 @@ export class S3Backend implements ObjectStoreBackend {
           : { key, deleted: false, errorCode: error.Code, errorMessage: error.Message };
       });
     } catch (error) {
-      throw classify(error, this.#timeoutMs);
-    }
-  }
-
-  async objectExists(bucket: string, key: string): Promise<boolean> {
-    try {
-      await this.#client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), this.#call());
-      return true;
-    } catch (error) {
-      if (statusOf(error) === 404) return false;
       throw classify(error, this.#timeoutMs);
     }
   }

@@ -78,6 +78,17 @@ describe('storage endpoint → Ceph RGW', () => {
       new CopyObjectCommand({ Bucket: bucket, Key: 'copy', CopySource: `${bucket}/a%20b/c%2Bd.txt` }),
     );
     expect(await text('copy')).toBe('v-a b/c+d.txt');
+    // The source check HEADs the source with the key encoded one canonical way: '%' and its
+    // decoded look-alikes are different keys to RGW.
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'pct%41', Body: 'percent' }));
+    await s3.send(
+      new CopyObjectCommand({ Bucket: bucket, Key: 'pct-copy', CopySource: `${bucket}/pct%2541` }),
+    );
+    expect(await text('pct-copy')).toBe('percent');
+    await expectS3Error(
+      s3.send(new CopyObjectCommand({ Bucket: bucket, Key: 'nothing', CopySource: `${bucket}/pctA` })),
+      { code: 'NoSuchKey', status: 404 },
+    );
     await s3.send(
       new PutObjectTaggingCommand({
         Bucket: bucket,
