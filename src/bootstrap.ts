@@ -3,8 +3,9 @@ import { normaliseScope } from './access/scope.js';
 import type { GatewayConfig } from './config/schema.js';
 import { generateAccessKeyId, generateSecretAccessKey } from './security/ids.js';
 import { hashPassword } from './security/passwords.js';
-import { inTransaction } from './store/database.js';
 import type { Store } from './store/index.js';
+import { EmailTakenError } from './store/users.js';
+import { inOneTransaction } from './store/transaction.js';
 
 export const FIRST_ORGANISATION_NAME = 'default';
 
@@ -31,32 +32,45 @@ export async function bootstrap(store: Store, config: GatewayConfig): Promise<Bo
   const generatedPassword = config.admin.password === null ? randomBytes(15).toString('base64url') : null;
   const passwordHash = await hashPassword(config.admin.password ?? (generatedPassword as string));
 
-  const organisation = await store.db.sql.begin(async (transaction) => {
-    const tx = inTransaction(transaction);
-    const admin = await store.users.create(
-      { email, name: 'Platform admin', passwordHash, platformAdmin: true },
-      tx,
-    );
-    const existing = await store.organisations.findByName(FIRST_ORGANISATION_NAME, tx);
-    const organisation = existing ?? (await store.organisations.create(FIRST_ORGANISATION_NAME, tx));
-    await store.users.addMembership(admin.id, organisation.id, 'owner', tx);
-    return { organisation, adminId: admin.id };
-  });
-
   const credential = { accessKeyId: generateAccessKeyId(), secret: generateSecretAccessKey() };
-  await store.credentials.create({
-    ...credential,
-    organisationId: organisation.organisation.id,
-    name: 'bootstrap',
-    scope: normaliseScope({ buckets: ['*'], level: 'read-write' }),
-    expiresAt: null,
-    createdBy: organisation.adminId,
-  });
+  let organisationName: string;
+  try {
+    // All of it or nothing: a crash half-way must not leave an admin whom no later start completes.
+    organisationName = await inOneTransaction(store, async (tx, changed) => {
+      const admin = await store.users.create(
+        { email, name: 'Platform admin', passwordHash, platformAdmin: true },
+        tx,
+      );
+      const existing = await store.organisations.findByName(FIRST_ORGANISATION_NAME, tx);
+      const organisation = existing ?? (await store.organisations.create(FIRST_ORGANISATION_NAME, tx));
+      await store.users.addMembership(admin.id, organisation.id, 'owner', tx);
+      await store.credentials.create(
+        {
+          ...credential,
+          organisationId: organisation.id,
+          name: 'bootstrap',
+          scope: normaliseScope({ buckets: ['*'], level: 'read-write' }),
+          expiresAt: null,
+          createdBy: admin.id,
+        },
+        tx,
+      );
+      // A lookup of this id before it existed may be cached as unknown by a running instance.
+      changed('credential', credential.accessKeyId);
+      return organisation.name;
+    });
+  } catch (error) {
+    // Two instances starting for the first time together: the other one bootstrapped.
+    if (error instanceof EmailTakenError) {
+      return { created: null };
+    }
+    throw error;
+  }
   return {
     created: {
       adminEmail: email,
       generatedPassword,
-      organisationName: organisation.organisation.name,
+      organisationName,
       credential,
     },
   };

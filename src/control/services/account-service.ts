@@ -6,7 +6,7 @@ import type { ControlDependencies } from '../dependencies.js';
 import type { ChangePasswordRequest, Me, MyOrganisation, SessionPage } from '../models/account.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.js';
 import { ProblemError } from '../problems.js';
-import { inOneTransaction } from './transaction.js';
+import { inOneTransaction } from '../../store/transaction.js';
 import { sessionView } from './views.js';
 
 /** The caller's own account, organisation membership and sessions. */

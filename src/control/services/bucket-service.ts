@@ -16,7 +16,7 @@ import type {
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, toPage } from '../pagination.js';
 import { invalidField, ProblemError, validationProblem } from '../problems.js';
 import { bucketNameProblem, objectKeyProblem, validateCorsRules } from './bucket-rules.js';
-import { inOneTransaction } from './transaction.js';
+import { inOneTransaction } from '../../store/transaction.js';
 import { bucketListItem, bucketView } from './views.js';
 
 /** Buckets of the caller's organisation, their CORS rules and objects. */

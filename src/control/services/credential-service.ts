@@ -16,7 +16,7 @@ import type {
 import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '../pagination.js';
 import { invalidField, ProblemError } from '../problems.js';
 import { requireCredentialOfMember } from './record-rules.js';
-import { inOneTransaction } from './transaction.js';
+import { inOneTransaction } from '../../store/transaction.js';
 import { credentialView, scopeView } from './views.js';
 
 /**

@@ -19,7 +19,7 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.j
 import { invalidField, ProblemError } from '../problems.js';
 import type { InvitationIssuer } from './invitation-issuer.js';
 import { rethrowOrganisationNameTaken } from './record-rules.js';
-import { inOneTransaction } from './transaction.js';
+import { inOneTransaction } from '../../store/transaction.js';
 import { summariseUsage } from './usage-summary.js';
 import { auditEntryView, organisationView } from './views.js';
 

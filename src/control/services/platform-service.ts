@@ -12,7 +12,7 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.j
 import { ProblemError } from '../problems.js';
 import type { InvitationIssuer } from './invitation-issuer.js';
 import { rethrowOrganisationNameTaken } from './record-rules.js';
-import { inOneTransaction } from './transaction.js';
+import { inOneTransaction } from '../../store/transaction.js';
 import { organisationView } from './views.js';
 
 /** Platform admins: every organisation, its creation, suspension and reinstatement. */

@@ -1,6 +1,6 @@
-import { inTransaction, type Sql } from '../../store/database.js';
-import type { Store } from '../../store/index.js';
-import type { InvalidationKind } from '../../store/invalidation.js';
+import { inTransaction, type Sql } from './database.js';
+import type { Store } from './index.js';
+import type { InvalidationKind } from './invalidation.js';
 
 /** Names a record the transaction changed, for the storage endpoint's caches. */
 export type ChangedRecord = (kind: InvalidationKind, key: string) => void;
