@@ -1031,6 +1031,18 @@ describe("ACLs other than the owner's full control (decisions.md)", () => {
   });
 });
 
+/** UploadPartCopy into part 1 of an upload of mine/assembled. */
+const copyPart = (uploadId: string | undefined, CopySource: string) =>
+  s3.send(
+    new UploadPartCopyCommand({
+      Bucket: 'mine',
+      Key: 'assembled',
+      UploadId: uploadId,
+      PartNumber: 1,
+      CopySource,
+    }),
+  );
+
 describe('copy sources (decisions.md)', () => {
   it('malformed, incomplete or dot-segment sources: InvalidArgument 400 before anything is forwarded', async () => {
     for (const CopySource of [
@@ -1052,18 +1064,11 @@ describe('copy sources (decisions.md)', () => {
   it('a malformed source for UploadPartCopy: InvalidArgument 400 too', async () => {
     const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mine', Key: 'assembled' }));
     for (const CopySource of ['mine/bad%zz', 'mine/', 'mine/x/./y']) {
-      await expectS3Error(
-        s3.send(
-          new UploadPartCopyCommand({
-            Bucket: 'mine',
-            Key: 'assembled',
-            UploadId: upload.UploadId,
-            PartNumber: 1,
-            CopySource,
-          }),
-        ),
-        { code: 'InvalidArgument', status: 400, message: S3_ERRORS.InvalidCopySource.message },
-      );
+      await expectS3Error(copyPart(upload.UploadId, CopySource), {
+        code: 'InvalidArgument',
+        status: 400,
+        message: S3_ERRORS.InvalidCopySource.message,
+      });
     }
   });
 
@@ -1073,36 +1078,22 @@ describe('copy sources (decisions.md)', () => {
       { code: 'NoSuchKey', status: 404, message: S3_ERRORS.NoSuchKey.message },
     );
     const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mine', Key: 'assembled' }));
-    await expectS3Error(
-      s3.send(
-        new UploadPartCopyCommand({
-          Bucket: 'mine',
-          Key: 'assembled',
-          UploadId: upload.UploadId,
-          PartNumber: 1,
-          CopySource: 'mine/not-there',
-        }),
-      ),
-      { code: 'NoSuchKey', status: 404, message: S3_ERRORS.NoSuchKey.message },
-    );
+    await expectS3Error(copyPart(upload.UploadId, 'mine/not-there'), {
+      code: 'NoSuchKey',
+      status: 404,
+      message: S3_ERRORS.NoSuchKey.message,
+    });
   });
 
   it('UploadPartCopy from a key holding "%": NotImplemented 501, even when it exists (it aborts Ceph RGW 16.2)', async () => {
     await s3.send(new PutObjectCommand({ Bucket: 'mine', Key: '100%/real', Body: 'percent' }));
     const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mine', Key: 'assembled' }));
     for (const CopySource of ['mine/100%25/real', 'mine/100%25-missing']) {
-      await expectS3Error(
-        s3.send(
-          new UploadPartCopyCommand({
-            Bucket: 'mine',
-            Key: 'assembled',
-            UploadId: upload.UploadId,
-            PartNumber: 1,
-            CopySource,
-          }),
-        ),
-        { code: 'NotImplemented', status: 501, message: S3_ERRORS.UploadPartCopyPercentKey.message },
-      );
+      await expectS3Error(copyPart(upload.UploadId, CopySource), {
+        code: 'NotImplemented',
+        status: 501,
+        message: S3_ERRORS.UploadPartCopyPercentKey.message,
+      });
     }
   });
 
@@ -1124,18 +1115,11 @@ describe('copy sources (decisions.md)', () => {
 
   it("a part copied from another organisation's bucket: AccessDenied, nothing forwarded", async () => {
     const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'mine', Key: 'assembled' }));
-    await expectS3Error(
-      s3.send(
-        new UploadPartCopyCommand({
-          Bucket: 'mine',
-          Key: 'assembled',
-          UploadId: upload.UploadId,
-          PartNumber: 1,
-          CopySource: 'theirs/anything',
-        }),
-      ),
-      { code: 'AccessDenied', status: 403, message: BUCKET_DENIED },
-    );
+    await expectS3Error(copyPart(upload.UploadId, 'theirs/anything'), {
+      code: 'AccessDenied',
+      status: 403,
+      message: BUCKET_DENIED,
+    });
   });
 
   it('a key that may write but not read its own bucket cannot read it through a copy', async () => {
