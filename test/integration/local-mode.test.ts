@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -19,10 +20,23 @@ describe('local mode (no DATABASE_URL, no backend configured)', () => {
   it('bootstraps once, answers on all three listeners, and keeps its data across a restart', async () => {
     const config = loadConfig(env);
     expect(config.database.url).toBeNull();
-    const first = await startGateway(config, { logger: createLogger('silent') });
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        callback();
+      },
+    });
+    const first = await startGateway(config, { logger: createLogger('info', sink) });
     let firstCredential: string;
     try {
       expect(first.context.store.db.kind).toBe('embedded');
+      const started = lines
+        .map((line) => JSON.parse(line) as { msg?: string; database?: string; backend?: string })
+        .find((line) => line.msg?.startsWith('gateway started'));
+      expect(started?.msg).toBe('gateway started in local mode (embedded services under the data directory)');
+      expect(started?.database).toMatch(/^embedded PGlite/);
+      expect(started?.backend).toMatch(/^embedded s3rver/);
       const created = first.bootstrap.created;
       expect(created?.adminEmail).toBe('admin@localhost');
       expect(created?.generatedPassword).toMatch(/^[A-Za-z0-9_-]{20}$/);

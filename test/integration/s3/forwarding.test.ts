@@ -71,6 +71,21 @@ async function uploadParts(key: string, sizes: number[]) {
   return { uploadId: upload.UploadId as string, parts };
 }
 
+describe('start-up', () => {
+  it('says which database and object store it runs against', () => {
+    const started = gateway.logs
+      .map((line) => JSON.parse(line) as { msg?: string; database?: string; backend?: string })
+      .find((line) => line.msg?.startsWith('gateway started'));
+    expect(started?.backend).toBe(`object store at ${backend.url}`);
+    if (gateway.database !== null) {
+      // A real PostgreSQL and a configured object store: nothing embedded.
+      expect(started?.msg).toBe('gateway started against external PostgreSQL and object store');
+    } else {
+      expect(started?.msg).toMatch(/local mode/);
+    }
+  });
+});
+
 describe('multipart uploads', () => {
   it('completes when every non-final part is at least 5 MiB', async () => {
     const { uploadId, parts } = await uploadParts('big.bin', [5 * MiB, 1000]);
