@@ -1,67 +1,41 @@
 /**
  * One process at a time may open the embedded database: PGlite has no lock of its own, and two
- * processes writing one data directory (a second `npm start` in the same folder) corrupt it. The
- * lock is a file holding the owner's pid, created exclusively; a lock whose process is gone (a
- * crash) is taken over.
+ * processes writing one data directory (a second `npm start` in the same folder) corrupt it.
+ *
+ * proper-lockfile takes the lock atomically (mkdir) and keeps refreshing its mtime while the owner
+ * runs; a lock left by a process that is gone goes stale after {@link STALE_MS} and is taken over.
+ * Staleness by time, not by pid, survives pid reuse (a restarted container's gateway is pid 1 again).
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import lockfile from 'proper-lockfile';
+
+export const STALE_MS = 10_000;
 
 export interface DirectoryLock {
-  release(): void;
+  release(): Promise<void>;
 }
 
 export class DirectoryInUseError extends Error {
-  constructor(
-    readonly lockFile: string,
-    readonly ownerPid: number,
-  ) {
+  constructor(readonly directory: string) {
     super(
-      `${lockFile} is held by another gateway process (pid ${ownerPid}); stop it, or use another data directory`,
+      `${directory} is in use by another gateway process (lock ${directory}.lock, which frees itself ` +
+        `${STALE_MS / 1000} s after its process stops); stop it, or use another data directory`,
     );
     this.name = 'DirectoryInUseError';
   }
 }
 
-function isRunning(pid: number): boolean {
+export async function acquireDirectoryLock(directory: string): Promise<DirectoryLock> {
   try {
-    process.kill(pid, 0);
-    return true;
+    const release = await lockfile.lock(directory, {
+      lockfilePath: `${directory}.lock`,
+      realpath: false,
+      stale: STALE_MS,
+      update: STALE_MS / 4,
+      retries: 0,
+    });
+    return { release };
   } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as { code?: string }).code === 'ELOCKED') throw new DirectoryInUseError(directory);
+    throw error;
   }
-}
-
-function ownerOf(lockFile: string): number | null {
-  try {
-    const pid = Number(readFileSync(lockFile, 'utf8').trim());
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-export function acquireDirectoryLock(lockFile: string): DirectoryLock {
-  const me = String(process.pid);
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    let descriptor: number;
-    try {
-      descriptor = openSync(lockFile, 'wx', 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = ownerOf(lockFile);
-      if (owner !== null && isRunning(owner)) throw new DirectoryInUseError(lockFile, owner);
-      // Left behind by a process that is gone: take it over.
-      unlinkSync(lockFile);
-      continue;
-    }
-    writeSync(descriptor, me);
-    closeSync(descriptor);
-    return {
-      release: () => {
-        if (String(ownerOf(lockFile)) === me) unlinkSync(lockFile);
-      },
-    };
-  }
-  throw new Error(`could not take ${lockFile}: it keeps reappearing`);
 }

@@ -16,26 +16,29 @@ export interface EmbeddedPostgres {
  */
 export async function startEmbeddedPostgres(dataDir: string | null): Promise<EmbeddedPostgres> {
   if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
-  const lock = dataDir === null ? null : acquireDirectoryLock(`${dataDir}.lock`);
+  const lock = dataDir === null ? null : await acquireDirectoryLock(dataDir);
+  let db: PGlite | null = null;
   try {
-    const db = await PGlite.create(dataDir ?? undefined);
+    db = await PGlite.create(dataDir ?? undefined);
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
     await server.start();
     const address = server.getServerConn();
+    const opened = db;
     return {
       url: `postgres://postgres@${address}/postgres`,
       dataDir,
       stop: async () => {
         try {
           await server.stop();
-          await db.close();
+          await opened.close();
         } finally {
-          lock?.release();
+          await lock?.release();
         }
       },
     };
   } catch (error) {
-    lock?.release();
+    await db?.close().catch(() => undefined);
+    await lock?.release();
     throw error;
   }
 }

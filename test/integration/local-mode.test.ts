@@ -55,7 +55,7 @@ describe('local mode (no DATABASE_URL, no backend configured)', () => {
 
       // A second gateway on the same data directory would corrupt the embedded database.
       await expect(startGateway(loadConfig(env), { logger: createLogger('silent') })).rejects.toThrow(
-        /held by another gateway process/,
+        /in use by another gateway process/,
       );
     } finally {
       await first.stop();
