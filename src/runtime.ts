@@ -82,7 +82,12 @@ export async function startGateway(
   };
   const lifecycle = new Lifecycle();
 
-  const store: Store = await openStore(config, secrets.masterKey, cacheEvents);
+  const store: Store = await openStore(config, secrets.masterKey, cacheEvents, (error, invalidation) =>
+    logger.warn(
+      { err: error, kind: invalidation.kind },
+      'could not notify the other instances of a change; their caches catch up within the cache TTL',
+    ),
+  );
   let embedded: EmbeddedS3 | null = null;
   const servers: http.Server[] = [];
   try {

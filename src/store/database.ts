@@ -62,8 +62,11 @@ export function wrapEmbedded(embedded: EmbeddedPostgres): Database {
     supportsListen: false,
     description: `embedded PGlite (${embedded.dataDir ?? 'in memory'})`,
     close: async () => {
-      await sql.end({ timeout: 5 });
-      await embedded.stop();
+      try {
+        await sql.end({ timeout: 5 });
+      } finally {
+        await embedded.stop();
+      }
     },
   };
 }

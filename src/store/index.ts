@@ -4,7 +4,7 @@ import { AccessCache, type CacheEvents } from './access-cache.js';
 import { BucketStore } from './buckets.js';
 import { CredentialStore } from './credentials.js';
 import { openDatabase, type Database } from './database.js';
-import { InvalidationBus } from './invalidation.js';
+import { InvalidationBus, type Invalidation } from './invalidation.js';
 import { runMigrations } from './migrate.js';
 import { OrganisationStore } from './organisations.js';
 import { UsageRecorder } from './usage.js';
@@ -27,12 +27,17 @@ export interface StoreOptions {
   masterKey: Buffer;
   cache: { ttlMs: number; maxEntries: number; events?: CacheEvents };
   usageFlushIntervalMs?: number;
+  /** A change committed but not announced to the other instances (their entries expire with the TTL). */
+  onNotifyError?: (error: unknown, invalidation: Invalidation) => void;
 }
 
 /** Builds the store over an open database: migrates, starts listening for peers' invalidations. */
 export async function createStore(db: Database, options: StoreOptions): Promise<Store> {
   await runMigrations(db.sql);
-  const bus = new InvalidationBus(db.sql, { notifyPeers: db.supportsListen });
+  const bus = new InvalidationBus(db.sql, {
+    notifyPeers: db.supportsListen,
+    ...(options.onNotifyError === undefined ? {} : { onNotifyError: options.onNotifyError }),
+  });
   await bus.listen();
   const box = new SecretBox(options.masterKey);
   const organisations = new OrganisationStore(db.sql, bus);
@@ -62,10 +67,18 @@ export async function openStore(
   config: GatewayConfig,
   masterKey: Buffer,
   events?: CacheEvents,
+  onNotifyError?: StoreOptions['onNotifyError'],
 ): Promise<Store> {
   const db = await openDatabase(config);
-  return createStore(db, {
-    masterKey,
-    cache: { ttlMs: config.cache.ttlSeconds * 1000, maxEntries: config.cache.maxEntries, events },
-  });
+  try {
+    return await createStore(db, {
+      masterKey,
+      cache: { ttlMs: config.cache.ttlSeconds * 1000, maxEntries: config.cache.maxEntries, events },
+      ...(onNotifyError === undefined ? {} : { onNotifyError }),
+    });
+  } catch (error) {
+    // A failed migration must not leave the embedded database open (and its directory locked).
+    await db.close().catch(() => undefined);
+    throw error;
+  }
 }

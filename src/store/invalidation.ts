@@ -33,9 +33,22 @@ export class InvalidationBus {
   readonly #listeners = new Set<Listener>();
   #unlisten: (() => Promise<void>) | null = null;
 
-  constructor(sql: Sql, options: { notifyPeers: boolean }) {
+  readonly #onNotifyError: (error: unknown, invalidation: Invalidation) => void;
+
+  constructor(
+    sql: Sql,
+    options: {
+      notifyPeers: boolean;
+      /** A NOTIFY that failed; the change itself is committed, so peers catch up when their entries expire. */
+      onNotifyError?: (error: unknown, invalidation: Invalidation) => void;
+    },
+  ) {
     this.#sql = sql;
     this.#notifyPeers = options.notifyPeers;
+    this.#onNotifyError =
+      options.onNotifyError ??
+      ((error, invalidation) =>
+        process.emitWarning(`could not notify peers of a ${invalidation.kind} change: ${String(error)}`));
   }
 
   subscribe(listener: Listener): () => void {
@@ -43,12 +56,18 @@ export class InvalidationBus {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Call after the change is committed. */
+  /**
+   * Call after the change is committed. Never rejects: the write it reports has happened, and a
+   * caller must not take a failed notification for a failed write (and undo or repeat it).
+   */
   async publish(kind: InvalidationKind, key: string): Promise<void> {
     this.#deliver({ kind, key });
-    if (this.#notifyPeers) {
-      const notification: Notification = { kind, key, origin: this.origin };
+    if (!this.#notifyPeers) return;
+    const notification: Notification = { kind, key, origin: this.origin };
+    try {
       await this.#sql`SELECT pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(notification)})`;
+    } catch (error) {
+      this.#onNotifyError(error, { kind, key });
     }
   }
 
