@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { startGateway } from './runtime.js';
+import { DirectoryInUseError } from './store/directory-lock.js';
 import { printWelcome } from './welcome.js';
 
 async function main(): Promise<void> {
@@ -39,8 +40,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `gateway failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  // An expected refusal says what to do; anything else needs its stack.
+  const detail =
+    error instanceof DirectoryInUseError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
+  process.stderr.write(`gateway failed to start: ${detail}\n`);
   process.exit(1);
 });
