@@ -1,10 +1,10 @@
 import type { GatewayContext } from '../context.js';
 import { AuditLogStore } from '../store/audit-log.js';
 import { InvitationStore } from '../store/invitations.js';
+import { LoginAttemptStore } from '../store/login-attempts.js';
 import { PasswordResetStore } from '../store/password-resets.js';
 import { SessionStore } from '../store/sessions.js';
 import { AccessTokens } from './auth/access-tokens.js';
-import { SlidingWindowLimiter } from './auth/login-rate-limiter.js';
 import { AuditRecorder } from './services/audit.js';
 
 /** The control plane's own records, beside the shared store. */
@@ -21,7 +21,8 @@ export interface ControlDependencies {
   stores: ControlStores;
   tokens: AccessTokens;
   audit: AuditRecorder;
-  loginLimiter: SlidingWindowLimiter;
+  /** Login attempts per address and per account, counted in the database for every instance. */
+  loginLimiter: LoginAttemptStore;
 }
 
 export function createDependencies(context: GatewayContext): ControlDependencies {
@@ -37,6 +38,13 @@ export function createDependencies(context: GatewayContext): ControlDependencies
     stores,
     tokens: new AccessTokens(context.jwtSecret, context.config.control.accessTokenTtlSeconds),
     audit: new AuditRecorder(stores.auditLog),
-    loginLimiter: new SlidingWindowLimiter(context.config.control.loginRateLimitPerMinute),
+    loginLimiter: new LoginAttemptStore(sql, {
+      limit: context.config.control.loginRateLimitPerMinute,
+      onSweepError: (error) =>
+        context.logger.warn(
+          { err: error },
+          'could not delete expired login attempts; the next sweep retries',
+        ),
+    }),
   };
 }

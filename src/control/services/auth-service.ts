@@ -22,7 +22,7 @@ export class AuthService {
 
   async login(request: LoginRequest, origin: RequestOrigin): Promise<IssuedTokens> {
     const { metrics, store } = this.#deps.context;
-    const limit = this.#deps.loginLimiter.attempt([
+    const limit = await this.#deps.loginLimiter.attempt([
       `address:${origin.sourceAddress ?? 'unknown'}`,
       `account:${request.email.toLowerCase()}`,
     ]);

@@ -1,0 +1,95 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/load.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { startGateway, type RunningGateway } from '../../../src/runtime.js';
+import { realPostgresUrl } from '../../support/database.js';
+import {
+  startTestGateway,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  type TestGateway,
+} from '../../support/gateway.js';
+import { ControlClient, expectProblem } from './client.js';
+
+/** Under CI (CI=true or 1) a test that needs a real PostgreSQL must run: a missing server is a failure. */
+const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+
+// Two gateways on one database need a real PostgreSQL server (the embedded one belongs to one process).
+if (realPostgresUrl() === null && underCi) {
+  describe('login rate limit across gateways, under CI', () => {
+    it('has a real PostgreSQL to run on', () => {
+      expect.fail(
+        'CI is set but no PostgreSQL answered (DATABASE_URL, or 127.0.0.1:5432): the shared login ' +
+          'rate limit test needs one and must not be skipped in CI',
+      );
+    });
+  });
+}
+
+describe.runIf(realPostgresUrl() !== null)('login rate limit, two gateways on one database', () => {
+  let first: TestGateway;
+  let second: RunningGateway;
+  let secondDataDir: string;
+
+  beforeAll(async () => {
+    first = await startTestGateway({ GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE: '3' });
+    // The second instance: its own data directory (with the first one's secrets), the same database.
+    secondDataDir = mkdtempSync(path.join(tmpdir(), 'gw-test-'));
+    cpSync(path.join(first.config.dataDir, 'secrets'), path.join(secondDataDir, 'secrets'), {
+      recursive: true,
+    });
+    const config = loadConfig({
+      GATEWAY_DATA_DIR: secondDataDir,
+      GATEWAY_S3_LISTEN: '127.0.0.1:0',
+      GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
+      GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
+      GATEWAY_ADMIN_EMAIL: TEST_ADMIN_EMAIL,
+      GATEWAY_ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+      GATEWAY_SHUTDOWN_GRACE_SECONDS: '2',
+      GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE: '3',
+      DATABASE_URL: first.database?.url as string,
+    });
+    const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+    second = await startGateway(config, { logger: createLogger('info', quiet) });
+  });
+  afterAll(async () => {
+    await second?.stop();
+    if (secondDataDir !== undefined) rmSync(secondDataDir, { recursive: true, force: true });
+    await first?.stop();
+  });
+
+  it('counts the attempts made through one gateway against the other', async () => {
+    const viaFirst = new ControlClient(first.controlUrl);
+    const viaSecond = new ControlClient(second.urls.control);
+    expect(second.bootstrap.created).toBeNull();
+
+    // Three attempts from this address: two through the first gateway, one through the second.
+    for (const client of [viaFirst, viaFirst, viaSecond]) {
+      const response = await client.post('/v1/auth/login', {
+        email: TEST_ADMIN_EMAIL,
+        password: 'wrong password',
+      });
+      expectProblem(response, 401, 'invalid_credentials');
+    }
+    // Each gateway alone has seen fewer than three, yet both refuse now, even the right password.
+    for (const client of [viaSecond, viaFirst]) {
+      const limited = await client.post('/v1/auth/login', {
+        email: TEST_ADMIN_EMAIL,
+        password: TEST_ADMIN_PASSWORD,
+      });
+      expectProblem(limited, 429, 'rate_limited');
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      expect(Number.isInteger(retryAfter)).toBe(true);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+    }
+
+    const metrics = await (await fetch(`${second.urls.metrics}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_logins_total\{outcome="rate_limited"\} 1/);
+    expect(metrics).toMatch(/gateway_logins_total\{outcome="failed"\} 1/);
+  });
+});
