@@ -43,6 +43,7 @@ describe('migrations', () => {
       'password_reset_tokens',
       'audit_log',
       'usage_counters',
+      'login_attempts',
     ]) {
       expect(tables).toContain(table);
     }
