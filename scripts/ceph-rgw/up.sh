@@ -322,15 +322,8 @@ port_taken 127.0.0.1 "$MON_PORT" && {
   exit 1
 }
 
-if [ -e "$RGW_DIR" ]; then
-  [ -e "$RGW_DIR/$MARKER" ] || [ -z "$(ls -A "$RGW_DIR")" ] || {
-    say "$RGW_DIR exists and was not made by this script: refusing to use it"
-    exit 1
-  }
-  rm -rf "$RGW_DIR"
-fi
+fresh_scratch_dir "$RGW_DIR" "$MARKER" scripts/ceph-rgw/up.sh
 mkdir -p "$RGW_DIR"/{pids,run,log,crash,mon.a,osd.0,rgw}
-echo "scratch directory of scripts/ceph-rgw/up.sh; remove with down.sh" >"$RGW_DIR/$MARKER"
 
 FSID=$(cat /proc/sys/kernel/random/uuid)
 write_config "$FSID" "$(numfmt --from=iec "$OSD_SIZE")" "$(numfmt --from=iec "$OSD_MEMORY")"

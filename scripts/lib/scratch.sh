@@ -33,3 +33,18 @@ pid_runs_with() {
   [ -r "/proc/$pid/cmdline" ] || return 1
   tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$2"
 }
+
+# fresh_scratch_dir DIR MARKER WHO: empties DIR for a new run when it is one of ours (holds MARKER)
+# or empty, creates it, and marks it as made by WHO; exits 1 for a directory someone else made.
+fresh_scratch_dir() {
+  local dir=$1 marker=$2 who=$3
+  if [ -e "$dir" ]; then
+    [ -e "$dir/$marker" ] || [ -z "$(ls -A "$dir")" ] || {
+      echo "$dir exists and was not made by $who: refusing to use it" >&2
+      exit 1
+    }
+    rm -rf "$dir"
+  fi
+  mkdir -p "$dir"
+  echo "scratch directory of $who; remove with down.sh" >"$dir/$marker"
+}

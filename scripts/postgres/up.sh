@@ -110,15 +110,8 @@ elif port_taken "$PORT"; then
   exit 1
 fi
 
-if [ -e "$PG_DIR" ]; then
-  [ -e "$PG_DIR/$MARKER" ] || [ -z "$(ls -A "$PG_DIR")" ] || {
-    say "$PG_DIR exists and was not made by this script: refusing to use it"
-    exit 1
-  }
-  rm -rf "$PG_DIR"
-fi
+fresh_scratch_dir "$PG_DIR" "$MARKER" scripts/postgres/up.sh
 mkdir -p "$PG_DIR"/{run,log}
-echo "scratch directory of scripts/postgres/up.sh; remove with down.sh" >"$PG_DIR/$MARKER"
 chown -R "$OWNER" "$PG_DIR"
 ${AS_OWNER[@]+"${AS_OWNER[@]}"} test -w "$PG_DIR" -a -x "$PG_DIR" || {
   say "user $OWNER cannot use $PG_DIR (is a parent directory closed to it?)"

@@ -98,6 +98,15 @@ export function expectProblem(response: ApiResponse, status: number, code: strin
   return response.body;
 }
 
+/** Asserts a 429 rate_limited problem whose Retry-After is a whole number of seconds within the window. */
+export function expectRateLimited(response: ApiResponse) {
+  expectProblem(response, 429, 'rate_limited');
+  const retryAfter = Number(response.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+}
+
 /** Asserts a validation problem that names (at least) these fields. */
 export function expectInvalidFields(response: ApiResponse, ...fields: string[]) {
   const body = expectProblem(response, 400, 'validation_failed');
