@@ -215,6 +215,38 @@ describe.each(['recording backend', 'local mode'] as const)('behind the %s', (ki
       await absent('md5.txt');
     });
 
+    it('two checksums for one body (two headers, or a header and a trailer): InvalidRequest 400, nothing stored', async () => {
+      const body = Buffer.from('checked twice');
+      const multiple = {
+        status: 400,
+        code: 'InvalidRequest',
+        message: S3_ERRORS.MultipleChecksums.message,
+        requestIdMatches: true,
+      };
+      const twoHeaders = await putRaw('two-headers.txt', {
+        payloadHash: sha256Hex(body),
+        headers: {
+          'x-amz-checksum-crc32': crc32Base64(body),
+          'x-amz-checksum-sha256': createHash('sha256').update(body).digest('base64'),
+        },
+        body,
+      });
+      expect(describeRawError(twoHeaders)).toEqual(multiple);
+      await absent('two-headers.txt');
+      const headerAndTrailer = await putRaw('header-and-trailer.txt', {
+        payloadHash: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+        headers: {
+          'content-encoding': 'aws-chunked',
+          'x-amz-decoded-content-length': String(body.length),
+          'x-amz-trailer': 'x-amz-checksum-crc32',
+          'x-amz-checksum-crc32': crc32Base64(body),
+        },
+        body: awsChunkedBody(body, 64 * 1024, { 'x-amz-checksum-crc32': crc32Base64(body) }),
+      });
+      expect(describeRawError(headerAndTrailer)).toEqual(multiple);
+      await absent('header-and-trailer.txt');
+    });
+
     it('a client that goes away mid-upload leaves no object behind', async () => {
       const body = Buffer.alloc(2 * 1024 * 1024, 'q');
       await putRaw('abandoned.bin', { payloadHash: 'UNSIGNED-PAYLOAD', body, abortAfterBytes: 512 * 1024 });
