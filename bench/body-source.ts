@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
-import { createDigest, type ChecksumAlgorithm } from '../src/s3/sigv4/index.js';
+import { createDigest, type ChecksumAlgorithm } from '../src/sigv4/checksums.js';
 
 /** The AWS SDKs' aws-chunked chunk size. */
 export const SDK_CHUNK_BYTES = 64 * 1024;

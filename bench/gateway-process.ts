@@ -18,6 +18,7 @@ import path from 'node:path';
 import { FIRST_ORGANISATION_NAME } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config/load.js';
 import { startGateway } from '../src/runtime.js';
+import { createAccessLogger, createLogger } from '../src/observability/logger.js';
 
 const BENCH_BUCKET = 'bench-bucket';
 
@@ -46,8 +47,12 @@ async function main(): Promise<void> {
     GATEWAY_BACKEND_SECRET_ACCESS_KEY: 'bench-backend-secret',
     GATEWAY_SHUTDOWN_GRACE_SECONDS: '1',
     GATEWAY_LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? 'info',
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
   });
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, {
+    logger: createLogger(config.logLevel),
+    accessLog: createAccessLogger(config.logLevel),
+  });
   const created = gateway.bootstrap.created;
   if (created === null) throw new Error('expected a first start');
   const { store } = gateway.context;

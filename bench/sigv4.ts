@@ -3,13 +3,11 @@
  * per request on authentication, and per byte on aws-chunked decoding and checksums.
  */
 import { pipeline } from 'node:stream/promises';
-import {
-  createBodyPipeline,
-  SigningKeyCache,
-  SigV4Verifier,
-  type ChecksumAlgorithm,
-  type VerifyRequest,
-} from '../src/s3/sigv4/index.js';
+import { splitRequestTarget } from '../src/protocol/paths.js';
+import { parseQuery } from '../src/protocol/query.js';
+import { openBody, planBody } from '../src/sigv4/body-plan.js';
+import type { ChecksumAlgorithm } from '../src/sigv4/checksums.js';
+import { SigV4Verifier, type VerifyRequest } from '../src/sigv4/verify.js';
 import {
   AwsChunkedSource,
   checksumOfRepeated,
@@ -28,17 +26,37 @@ const CREDENTIAL: Credential = {
   secret: 'bench-secret-bench-secret-bench-secret-00',
 };
 
-function verifierWith(cache: SigningKeyCache): SigV4Verifier {
-  return new SigV4Verifier(
-    async (accessKeyId) => (accessKeyId === CREDENTIAL.accessKeyId ? { secrets: [CREDENTIAL.secret] } : null),
-    { allowedRegions: ['us-east-1', 'auto'], signingKeys: cache },
+interface BenchCredential {
+  readonly secret: string;
+}
+
+/**
+ * A verifier whose lookup returns `record()`: the same record every time (its derived signing
+ * keys are reused, as for a cached credential), or a new one each time (derived again).
+ */
+function verifierWith(record: () => BenchCredential): SigV4Verifier<BenchCredential> {
+  return new SigV4Verifier<BenchCredential>(
+    (accessKeyId) => {
+      if (accessKeyId !== CREDENTIAL.accessKeyId) return null;
+      const credential = record();
+      return { credential, secrets: [credential.secret] };
+    },
+    { allowedRegions: ['us-east-1', 'auto'] },
   );
 }
 
 /** Throws unless the request verifies, so a benchmark never times a refusal. */
-async function assertVerifies(verifier: SigV4Verifier, request: VerifyRequest): Promise<void> {
-  const result = await verifier.verify(request);
+async function assertVerifies(
+  verifier: SigV4Verifier<BenchCredential>,
+  request: VerifyRequest,
+): Promise<void> {
+  const result = await verifier.authenticate(request);
   if (!result.ok) throw new Error(`benchmark request does not verify: ${result.error}`);
+}
+
+function verifyRequest(method: string, rawTarget: string, headers: VerifyRequest['headers']): VerifyRequest {
+  const { path, query } = splitRequestTarget(rawTarget);
+  return { method, path, query: parseQuery(query), headers, bodyHeaders: null, now: new Date() };
 }
 
 /** Headers as `req.headersDistinct` gives them, with what an SDK GetObject sends besides the signature. */
@@ -56,7 +74,7 @@ async function headerSignedGet(): Promise<VerifyRequest> {
   });
   headers['user-agent'] = 'aws-sdk-js/3.0 ua/2.1 os/linux lang/js md/nodejs#24';
   const distinct = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]]));
-  return { method: 'GET', rawTarget: path, headers: distinct, now: new Date() };
+  return verifyRequest('GET', path, distinct);
 }
 
 async function presignedGet(): Promise<VerifyRequest> {
@@ -65,12 +83,7 @@ async function presignedGet(): Promise<VerifyRequest> {
     endpoint: ENDPOINT,
     path: '/bench-bucket/photos/2024/holiday%20picture-0001.jpg',
   });
-  return {
-    method: 'GET',
-    rawTarget: target,
-    headers: { host: ['127.0.0.1:9000'], 'user-agent': ['Mozilla/5.0'] },
-    now: new Date(),
-  };
+  return verifyRequest('GET', target, { host: ['127.0.0.1:9000'], 'user-agent': ['Mozilla/5.0'] });
 }
 
 interface Row {
@@ -86,22 +99,18 @@ async function verifyThroughput(settings: Settings): Promise<Row[]> {
   const header = await headerSignedGet();
   const presigned = await presignedGet();
 
-  const warmCache = new SigningKeyCache();
-  const warm = verifierWith(warmCache);
+  const cached = { secret: CREDENTIAL.secret };
+  const warm = verifierWith(() => cached);
   await assertVerifies(warm, header);
-  const warmRun = await timeOps(() => warm.verify(header), timing);
+  const warmRun = await timeOps(() => warm.authenticate(header), timing);
 
-  const coldCache = new SigningKeyCache();
-  const cold = verifierWith(coldCache);
+  // Every verification derives its signing key again (a credential just loaded, a new day or region).
+  const cold = verifierWith(() => ({ secret: CREDENTIAL.secret }));
   await assertVerifies(cold, header);
-  const coldRun = await timeOps(() => {
-    // Every verification derives its signing key again (a new day, key or region).
-    coldCache.clear();
-    return cold.verify(header);
-  }, timing);
+  const coldRun = await timeOps(() => cold.authenticate(header), timing);
 
   await assertVerifies(warm, presigned);
-  const presignedRun = await timeOps(() => warm.verify(presigned), timing);
+  const presignedRun = await timeOps(() => warm.authenticate(presigned), timing);
 
   const row = (name: string, run: Throughput, constant: TargetName): Row => ({
     name,
@@ -128,15 +137,16 @@ async function decodeOnce(
 ): Promise<{ perCpuSecond: number; perSecond: number }> {
   const expected = await checksumOfRepeated(algorithm, block, total);
   const source = new AwsChunkedSource({ total, block, algorithm, expected });
-  const plan = createBodyPipeline(source.headers());
+  const plan = planBody(source.headers(), 'STREAMING-UNSIGNED-PAYLOAD-TRAILER');
   if (!plan.ok) throw new Error(`body plan refused: ${plan.error}`);
+  const verification = openBody(plan);
   const sink = new CountingSink();
   const started = performance.now();
   const cpuStart = process.cpuUsage();
-  await pipeline([source, ...plan.transforms, sink]);
+  await pipeline([source, ...verification.transforms, sink]);
   const cpuSeconds = cpuSecondsSince(cpuStart);
   const seconds = (performance.now() - started) / 1000;
-  if (sink.bytes !== total || plan.verifier?.verifiedChecksum === undefined) {
+  if (sink.bytes !== total || verification.verifiedChecksum === undefined) {
     throw new Error(`aws-chunked ${algorithm}: body not verified (${sink.bytes} of ${total} bytes)`);
   }
   return { perCpuSecond: total / MiB / cpuSeconds, perSecond: total / MiB / seconds };

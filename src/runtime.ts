@@ -9,10 +9,10 @@ import { resolveSecrets } from './config/local-secrets.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayContext } from './context.js';
 import { createControlApp } from './control/app.js';
-import { createLogger, type Logger } from './observability/logger.js';
+import { createAccessLogger, createLogger, type Logger } from './observability/logger.js';
 import { GatewayMetrics, type CacheRecordKind } from './observability/metrics.js';
-import { answerClientError } from './s3/client-error.js';
-import { createS3Listener } from './s3/handler.js';
+import { answerClientError } from './s3/answers/client-error.js';
+import { createS3Listener } from './s3/pipeline.js';
 import { drainDelay, Lifecycle } from './server/lifecycle.js';
 import { closeServer, createServer, listen, urlOf } from './server/listen.js';
 import { createMetricsListener } from './server/metrics-server.js';
@@ -67,9 +67,11 @@ async function openBackend(
 /** Assembles and starts the whole gateway from a validated configuration. */
 export async function startGateway(
   config: GatewayConfig,
-  options: { logger?: Logger; metrics?: GatewayMetrics } = {},
+  options: { logger?: Logger; accessLog?: Logger; metrics?: GatewayMetrics } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  // A logger given without an access log (tests) takes the access lines too.
+  const accessLog = options.accessLog ?? options.logger ?? createAccessLogger(config.logLevel);
   const secrets = resolveSecrets(config);
   for (const file of secrets.generated)
     logger.warn({ file }, 'generated a development secret; set it in production');
@@ -123,7 +125,7 @@ export async function startGateway(
       version: readVersion(),
       lifecycle,
     };
-    const s3Listener = createS3Listener(context);
+    const s3Listener = createS3Listener({ config, store, backend, metrics, logger, accessLog });
     s3Server.on('request', s3Listener);
     // With a 'checkContinue' listener Node leaves `Expect: 100-continue` to the endpoint, which
     // sends 100 Continue only once the request is authenticated and authorised.
@@ -170,10 +172,11 @@ export async function startGateway(
             'no new connections; waiting for in-flight requests',
           );
           await Promise.all(servers.map((server) => closeServer(server, graceMs)));
-          s3Listener.close();
+          await s3Listener.close();
           await backend.close();
           await store.close();
           await embedded?.stop();
+          accessLog.flush();
           logger.info('gateway stopped');
         })();
         return stopping;

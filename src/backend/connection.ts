@@ -1,19 +1,12 @@
 /**
- * The storage endpoint's connections to the object store. One keep-alive agent is shared by the
- * proxy and the gateway's own backend calls (ListParts, CompleteMultipartUpload, HEAD): http-proxy-3 would
- * otherwise send `Connection: close` on every upstream request, and connection setup is a large
- * share of a proxy's CPU.
+ * The storage endpoint's connections to the object store: one keep-alive pool (undici) per
+ * process, used for the proxied requests and for the gateway's own calls (ListParts, completion,
+ * existence probes). Every request is re-signed with the backend's credentials on its way out.
  */
-import http from 'node:http';
-import https from 'node:https';
-import type { BackendRequestSpec, BackendSigner } from './signer.js';
-
-export type BackendAgent = http.Agent;
-
-export function createBackendAgent(endpoint: URL): BackendAgent {
-  const options = { keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 64, scheduling: 'lifo' as const };
-  return endpoint.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-}
+import type { Readable } from 'node:stream';
+import { Pool, type Dispatcher } from 'undici';
+import { BackendSigner, type BackendRequestSpec } from './signer.js';
+import type { ObjectStoreBackend } from './object-store.js';
 
 /** How the object store failed to answer (the `kind` of the backend error metric). */
 export type BackendFailureKind = 'unreachable' | 'timeout' | 'reset';
@@ -28,76 +21,115 @@ export class BackendUnavailableError extends Error {
   }
 }
 
-const UNREACHABLE: readonly string[] = [
+const UNREACHABLE: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
-];
+]);
+const TIMEOUTS: ReadonlySet<string> = new Set([
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 /** Any failure on a backend connection, as a {@link BackendUnavailableError} of the right kind. */
 export function toBackendUnavailable(error: unknown): BackendUnavailableError {
   if (error instanceof BackendUnavailableError) return error;
   const { code, message } = error as NodeJS.ErrnoException;
-  const kind = UNREACHABLE.includes(code ?? '') ? 'unreachable' : code === 'ETIMEDOUT' ? 'timeout' : 'reset';
+  const causeCode = ((error as { cause?: NodeJS.ErrnoException }).cause ?? {}).code;
+  const kind =
+    UNREACHABLE.has(code ?? '') || UNREACHABLE.has(causeCode ?? '')
+      ? 'unreachable'
+      : TIMEOUTS.has(code ?? '')
+        ? 'timeout'
+        : 'reset';
   return new BackendUnavailableError(message, { kind, cause: error });
-}
-
-export interface BackendRequestOptions {
-  /** Idle time allowed on the connection, while waiting for the answer and while reading it. */
-  readonly timeoutMs: number;
-  /** The request body; its `content-length` must be among the spec's (signed) headers. */
-  readonly body?: Buffer;
-}
-
-/**
- * A signed request of the gateway's own (not a client's), resolved when the answer's head
- * arrives. The body is the caller's to read; a connection that goes idle for `timeoutMs` while it
- * does ends the answer with a `timeout` {@link BackendUnavailableError}, and unreachable or
- * silent backends reject with one.
- */
-export async function backendRequest(
-  endpoint: URL,
-  agent: BackendAgent,
-  signer: BackendSigner,
-  spec: BackendRequestSpec,
-  options: BackendRequestOptions,
-): Promise<http.IncomingMessage> {
-  const signed = await signer.sign(spec);
-  const transport = endpoint.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    let answer: http.IncomingMessage | null = null;
-    const request = transport.request(
-      {
-        protocol: endpoint.protocol,
-        hostname: endpoint.hostname.replace(/^\[|\]$/g, ''),
-        port: endpoint.port === '' ? undefined : Number(endpoint.port),
-        method: spec.method,
-        path: signed.target,
-        headers: signed.headers,
-        agent,
-        timeout: options.timeoutMs,
-      },
-      (response) => {
-        answer = response;
-        resolve(response);
-      },
-    );
-    request.on('timeout', () => {
-      const error = new BackendUnavailableError('backend timed out', { kind: 'timeout' });
-      answer?.destroy(error);
-      request.destroy(error);
-    });
-    request.on('error', (error) => reject(toBackendUnavailable(error)));
-    request.end(options.body);
-  });
 }
 
 export interface BackendAnswer {
   readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: Buffer;
+}
+
+export interface StreamedAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Readable;
+}
+
+export interface BackendConnectionOptions {
+  /** Time allowed for the answer's head, and between two chunks of its body. */
+  readonly timeoutMs: number;
+}
+
+export class BackendConnection {
+  readonly endpoint: URL;
+  readonly #pool: Pool;
+  readonly #signer: BackendSigner;
+
+  constructor(
+    backend: Pick<ObjectStoreBackend, 'endpoint' | 'region' | 'credentials'>,
+    options: BackendConnectionOptions,
+  ) {
+    this.endpoint = backend.endpoint;
+    this.#signer = new BackendSigner(backend);
+    this.#pool = new Pool(backend.endpoint.origin, {
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connectTimeout: options.timeoutMs,
+      keepAliveTimeout: 60_000,
+      // The store's own keep-alive ends idle connections; never race it with a reused one.
+      keepAliveTimeoutThreshold: 2_000,
+      pipelining: 1,
+    });
+  }
+
+  /**
+   * Sends a signed request whose answer streams to `handler`. `body` is the (already verified)
+   * request body; its length must be among the spec's headers.
+   */
+  dispatch(
+    spec: BackendRequestSpec,
+    body: Readable | Buffer | null,
+    handler: Dispatcher.DispatchHandler,
+  ): void {
+    const signed = this.#signer.sign(spec);
+    this.#pool.dispatch(
+      { method: spec.method as Dispatcher.HttpMethod, path: signed.target, headers: signed.headers, body },
+      handler,
+    );
+  }
+
+  /** A request of the gateway's own, resolved when the answer's head arrives; the body is the caller's to read. */
+  async request(spec: BackendRequestSpec, body: Buffer | null = null): Promise<StreamedAnswer> {
+    const signed = this.#signer.sign(spec);
+    try {
+      const answer = await this.#pool.request({
+        method: spec.method as Dispatcher.HttpMethod,
+        path: signed.target,
+        headers: signed.headers,
+        body,
+      });
+      return { status: answer.statusCode, headers: answer.headers, body: answer.body };
+    } catch (error) {
+      throw toBackendUnavailable(error);
+    }
+  }
+
+  /** A small request of the gateway's own, its answer read whole up to `maxBytes`. */
+  async call(spec: BackendRequestSpec, options: { maxBytes: number; body?: Buffer }): Promise<BackendAnswer> {
+    const answer = await this.request(spec, options.body ?? null);
+    const body = await readAnswer(answer.body, options.maxBytes);
+    return { status: answer.status, headers: answer.headers, body };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
 }
 
 /** True for a chunk of nothing but XML whitespace. */
@@ -114,41 +146,28 @@ function isWhitespace(chunk: Buffer): boolean {
  * but whitespace before anything else go to `onLeadingWhitespace` as they arrive, not into the
  * body. A failure while reading rejects with {@link BackendUnavailableError}.
  */
-export async function readBackendAnswer(
-  response: http.IncomingMessage,
+export async function readAnswer(
+  body: Readable,
   maxBytes: number,
   onLeadingWhitespace?: (whitespace: Buffer) => void,
 ): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of response as AsyncIterable<Buffer>) {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
       if (size === 0 && onLeadingWhitespace !== undefined && isWhitespace(chunk)) {
         onLeadingWhitespace(chunk);
         continue;
       }
       size += chunk.length;
-      if (size > maxBytes) throw new BackendUnavailableError('backend answer too large', { kind: 'reset' });
+      if (size > maxBytes) {
+        body.destroy();
+        throw new BackendUnavailableError('backend answer too large', { kind: 'reset' });
+      }
       chunks.push(chunk);
     }
   } catch (error) {
     throw toBackendUnavailable(error);
   }
   return Buffer.concat(chunks);
-}
-
-/**
- * A small request of the gateway's own, its answer read whole up to `maxBytes`. Unreachable,
- * timed out or oversized answers reject with {@link BackendUnavailableError}.
- */
-export async function backendCall(
-  endpoint: URL,
-  agent: BackendAgent,
-  signer: BackendSigner,
-  spec: BackendRequestSpec,
-  options: BackendRequestOptions & { maxBytes: number },
-): Promise<BackendAnswer> {
-  const response = await backendRequest(endpoint, agent, signer, spec, options);
-  const body = await readBackendAnswer(response, options.maxBytes);
-  return { status: response.statusCode ?? 0, headers: response.headers, body };
 }

@@ -1,28 +1,14 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { REFUSAL_REASONS, type RefusalReason } from '../protocol/errors.js';
 import { INVALIDATION_KINDS } from '../store/invalidation.js';
+
+export { REFUSAL_REASONS, type RefusalReason };
 
 /*
  * The closed label-value sets. The counters below accept only these values (the compiler checks every
  * caller), and the dashboard test checks every matcher in grafana/ against them, so renaming a value
  * here breaks both the code that records it and any dashboard that still selects the old name.
  */
-
-/** Why the storage endpoint refused a request; a fixed set so the label stays bounded. */
-export const REFUSAL_REASONS = [
-  'signature',
-  'unknown_key',
-  'expired',
-  'scope',
-  'suspended',
-  'skew',
-  'presign_expired',
-  'malformed',
-  'ban',
-  'bot_protection',
-  'anonymous',
-  'checksum',
-] as const;
-export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 export const LOGIN_OUTCOMES = ['succeeded', 'failed', 'rate_limited'] as const;
 export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];

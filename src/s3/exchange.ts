@@ -1,98 +1,71 @@
 /**
- * One storage request on its way through the pipeline: what arrived, and what each step has
- * learned so far. Steps read and fill it; the finishing hook turns it into metrics, usage and
- * the access log line.
+ * One storage request's bookkeeping: what arrived, and what its answer and its access log line
+ * need to know (the operation label, who is accounted, bytes, timing, the error code). What the
+ * pipeline learns about the request itself travels in the typed stages (stages.ts).
  */
 import type http from 'node:http';
-import type { RefusalReason } from '../observability/metrics.js';
 import { performance } from 'node:perf_hooks';
-import type { BucketEntry } from '../store/access-cache.js';
-import type { CredentialRecord, OrganisationRecord } from '../store/records.js';
-import type { S3Address } from './address.js';
-import type { OperationName, UnclassifiedLabel } from './operation.js';
+import type { RefusalReason } from '../protocol/errors.js';
+import type { OrganisationRecord } from '../store/records.js';
+import type { OperationLabel } from './operations.js';
 import { newRequestId } from './request-id.js';
 
-export type Identity =
-  | { readonly kind: 'anonymous' }
-  | {
-      readonly kind: 'credential';
-      readonly credential: CredentialRecord;
-      readonly form: 'header' | 'presigned';
-      /** What the signature says the body hashes to (hex, UNSIGNED-PAYLOAD or a streaming mode). */
-      readonly payloadHash: string;
-    };
+/** CORS headers of a response that carries none. */
+const NO_CORS: Readonly<Record<string, string>> = Object.freeze({});
 
-export interface S3Exchange {
-  readonly id: string;
+export class Exchange {
+  readonly id = newRequestId();
   /** performance.now() at arrival. */
-  readonly startedAt: number;
-  readonly receivedAt: Date;
-  readonly request: http.IncomingMessage;
-  readonly response: http.ServerResponse;
+  readonly startedAt = performance.now();
   readonly method: string;
-  /** The request target exactly as received (the proxy later points request.url elsewhere). */
+  /** The request target exactly as received. */
   readonly rawTarget: string;
-  /** The headers exactly as received (the proxy later replaces request.headers). */
+  /** The headers exactly as received. */
   readonly headers: http.IncomingHttpHeaders;
-  /** Node answers `Expect: 100-continue` only when told to, after authentication. */
+  /** Node answers `Expect: 100-continue` only when told to, after authorisation. */
   readonly expectsContinue: boolean;
-  continueSent: boolean;
+  /** The client's address (read at arrival: a finished response's socket may be gone). */
+  readonly remoteAddress: string | null;
+  continueSent = false;
 
-  address: S3Address | null;
-  operation: OperationName | UnclassifiedLabel;
-  identity: Identity | null;
-  /** True once authorisation passed; only authorised traffic is metered as usage. */
-  authorised: boolean;
-  /** The organisation the request is accounted to (credential's, or the public bucket's owner). */
-  organisation: OrganisationRecord | null;
-  /** The addressed bucket once looked up; undefined until then, null when it does not exist. */
-  bucket: BucketEntry | null | undefined;
-  /** CORS headers for the response, when the bucket has a rule for the request's Origin. */
-  corsHeaders: Readonly<Record<string, string>>;
-
-  bytesIn: number;
-  bytesOut: number;
-  headSentAt: number | null;
-  /** The S3 error code of the response, '' on success. */
-  errorCode: string;
-  /** Why the request was refused at the edge, when it was; counted once the response is over. */
-  refusalReason: RefusalReason | null;
+  /** The operations table's name for the request (the metrics label). */
+  operation: OperationLabel = 'Unclassified';
+  /** The addressed bucket and key, once known (error documents, the access log). */
+  bucket: string | null = null;
+  key = '';
   /** The access key the request named, verified or not (for the log, never a secret). */
-  accessKeyId: string | null;
-}
+  accessKeyId: string | null = null;
+  /** The organisation the request is accounted to (the credential's, or the public bucket's owner). */
+  organisation: OrganisationRecord | null = null;
+  /** True once authorisation passed; only authorised traffic is metered as usage. */
+  authorised = false;
+  /** CORS headers for the response, when the bucket has a rule for the request's Origin. */
+  corsHeaders: Readonly<Record<string, string>> = NO_CORS;
 
-export function createExchange(request: http.IncomingMessage, response: http.ServerResponse): S3Exchange {
-  return {
-    id: newRequestId(),
-    startedAt: performance.now(),
-    receivedAt: new Date(),
-    request,
-    response,
-    method: request.method ?? 'GET',
-    rawTarget: request.url ?? '/',
-    headers: request.headers,
-    expectsContinue: (request.headers.expect ?? '').toLowerCase() === '100-continue',
-    continueSent: false,
-    address: null,
-    operation: 'Unclassified',
-    identity: null,
-    authorised: false,
-    organisation: null,
-    bucket: undefined,
-    corsHeaders: {},
-    bytesIn: 0,
-    bytesOut: 0,
-    headSentAt: null,
-    errorCode: '',
-    refusalReason: null,
-    accessKeyId: null,
-  };
-}
+  bytesIn = 0;
+  bytesOut = 0;
+  headSentAt: number | null = null;
+  /** The S3 error code of the response, '' on success. */
+  errorCode = '';
+  /** Why the request was refused at the edge, when it was. */
+  refusalReason: RefusalReason | null = null;
 
-/** Tells a client waiting on `Expect: 100-continue` to send its body; only once it is wanted. */
-export function allowBody(exchange: S3Exchange): void {
-  if (exchange.expectsContinue && !exchange.continueSent && !exchange.response.headersSent) {
-    exchange.response.writeContinue();
+  constructor(
+    readonly request: http.IncomingMessage,
+    readonly response: http.ServerResponse,
+  ) {
+    this.method = request.method ?? 'GET';
+    this.rawTarget = request.url ?? '/';
+    this.headers = request.headers;
+    this.remoteAddress = request.socket?.remoteAddress ?? null;
+    const expect = request.headers.expect;
+    this.expectsContinue = expect !== undefined && expect.toLowerCase() === '100-continue';
   }
-  exchange.continueSent = true;
+
+  /** Tells a client waiting on `Expect: 100-continue` to send its body; only once it is wanted. */
+  allowBody(): void {
+    if (this.expectsContinue && !this.continueSent && !this.response.headersSent)
+      this.response.writeContinue();
+    this.continueSent = true;
+  }
 }

@@ -5,19 +5,26 @@
  * is logged with presigned signatures and credentials redacted).
  */
 import { performance } from 'node:perf_hooks';
-import type { GatewayContext } from '../context.js';
-import { redactRequestTarget } from '../observability/logger.js';
-import type { S3Exchange } from './exchange.js';
+import { redactRequestTarget, type Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { UsageRecorder } from '../store/usage.js';
+import type { Exchange } from './exchange.js';
 
 /** The status logged for a client that went away before any response was sent (nginx's convention). */
 const CLIENT_CLOSED = 499;
+
+export interface Observers {
+  readonly metrics: GatewayMetrics;
+  readonly accessLog: Logger;
+  readonly usage: UsageRecorder;
+}
 
 function seconds(from: number, to: number): number {
   return (to - from) / 1000;
 }
 
-export function observeExchange(exchange: S3Exchange, context: GatewayContext): void {
-  const { metrics } = context;
+export function observe(exchange: Exchange, observers: Observers): void {
+  const { metrics } = observers;
   metrics.s3InFlight.inc();
   exchange.response.once('close', () => {
     metrics.s3InFlight.dec();
@@ -41,18 +48,17 @@ export function observeExchange(exchange: S3Exchange, context: GatewayContext): 
       metrics.organisationBytes.inc({ organisation: label, direction: 'in' }, exchange.bytesIn);
       metrics.organisationBytes.inc({ organisation: label, direction: 'out' }, exchange.bytesOut);
       if (exchange.authorised) {
-        context.store.usage.record({
+        observers.usage.record({
           organisationId: organisation.id,
-          bucket: exchange.address?.bucket ?? '',
-          accessKeyId:
-            exchange.identity?.kind === 'credential' ? exchange.identity.credential.accessKeyId : '',
+          bucket: exchange.bucket ?? '',
+          accessKeyId: exchange.accessKeyId ?? '',
           bytesIn: exchange.bytesIn,
           bytesOut: exchange.bytesOut,
         });
       }
     }
 
-    context.logger.info(
+    observers.accessLog.info(
       {
         requestId: exchange.id,
         method: exchange.method,
@@ -60,14 +66,14 @@ export function observeExchange(exchange: S3Exchange, context: GatewayContext): 
         operation,
         status,
         code: exchange.errorCode,
-        bucket: exchange.address?.bucket ?? null,
+        bucket: exchange.bucket,
         accessKeyId: exchange.accessKeyId,
         organisationId: organisation?.id ?? null,
         bytesIn: exchange.bytesIn,
         bytesOut: exchange.bytesOut,
         durationMs: Math.round((finishedAt - exchange.startedAt) * 10) / 10,
         userAgent: exchange.headers['user-agent'] ?? null,
-        remoteAddress: exchange.request.socket.remoteAddress ?? null,
+        remoteAddress: exchange.remoteAddress,
       },
       's3 request',
     );

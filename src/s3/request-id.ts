@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * A request id in the shape S3 uses (16 upper-case hex characters). It goes out in the
- * `x-amz-request-id` header of every response and in every error document, and it keys the access
- * log line, so one id ties a client's report to the gateway's log.
+ * Request ids in the shape S3 uses (16 upper-case hex characters). They go out in the
+ * `x-amz-request-id` header of every response and in every error document, and key the access log
+ * line, so one id ties a client's report to the gateway's log. Unique, not secret: a random prefix
+ * per process (so the workers of one gateway and its other instances do not collide) and a counter.
  */
+const PREFIX = randomBytes(4).toString('hex').toUpperCase();
+let counter = randomBytes(4).readUInt32BE(0);
+
 export function newRequestId(): string {
-  return randomBytes(8).toString('hex').toUpperCase();
+  counter = (counter + 1) >>> 0;
+  return PREFIX + counter.toString(16).toUpperCase().padStart(8, '0');
 }

@@ -65,16 +65,20 @@ export class AccessCache {
     this.#unsubscribe = bus.subscribe((invalidation) => this.invalidate(invalidation));
   }
 
-  credential(accessKeyId: string): Promise<CredentialRecord | null> {
-    return this.#load('credential', this.#credentials, accessKeyId);
+  /**
+   * The credential, from the cache when it is there (no promise on the hot path), else loaded
+   * once for all concurrent callers. Null when no such key exists.
+   */
+  credential(accessKeyId: string): CredentialRecord | null | Promise<CredentialRecord | null> {
+    return this.#lookup('credential', this.#credentials, accessKeyId);
   }
 
-  bucket(name: string): Promise<BucketEntry | null> {
-    return this.#load('bucket', this.#buckets, name);
+  bucket(name: string): BucketEntry | null | Promise<BucketEntry | null> {
+    return this.#lookup('bucket', this.#buckets, name);
   }
 
-  organisation(id: string): Promise<OrganisationRecord | null> {
-    return this.#load('organisation', this.#organisations, id);
+  organisation(id: string): OrganisationRecord | null | Promise<OrganisationRecord | null> {
+    return this.#lookup('organisation', this.#organisations, id);
   }
 
   invalidate({ kind, key }: Invalidation): void {
@@ -95,13 +99,21 @@ export class AccessCache {
     this.#unsubscribe();
   }
 
-  async #load<T>(
+  #lookup<T>(
     kind: Invalidation['kind'],
     cache: LRUCache<string, Box<T>>,
     key: string,
-  ): Promise<T | null> {
-    if (cache.has(key)) this.#events.onHit?.(kind);
-    else this.#events.onMiss?.(kind);
+  ): T | null | Promise<T | null> {
+    const box = cache.get(key);
+    if (box !== undefined) {
+      this.#events.onHit?.(kind);
+      return box.value;
+    }
+    this.#events.onMiss?.(kind);
+    return this.#load(cache, key);
+  }
+
+  async #load<T>(cache: LRUCache<string, Box<T>>, key: string): Promise<T | null> {
     // An invalidation that lands while a load is in flight aborts that load (its result may be stale):
     // load again rather than answer from it.
     for (let attempt = 0; attempt < 3; attempt += 1) {

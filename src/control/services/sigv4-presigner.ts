@@ -1,6 +1,6 @@
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { sigV4Encode } from '../../s3/sigv4/index.js';
+import { sigV4Encode } from '../../protocol/encoding.js';
 
 /** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
 const Sha256Hash = Hash.bind(null, 'sha256');

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedS3 } from '../../../src/backend/embedded-s3.js';
-import { verifySigV4 } from '../../../src/s3/sigv4/index.js';
+import { verifyTarget } from '../sigv4.js';
 
 export interface RecordedRequest {
   method: string;
@@ -45,12 +45,18 @@ export interface RecordingBackend {
   stop(): Promise<void>;
 }
 
-function listPartsXml(uploadId: string, parts: Map<number, number>): string {
+/** A part as the store keeps it (the last upload of its number wins). */
+interface StoredPart {
+  readonly size: number;
+  readonly etag: string;
+}
+
+function listPartsXml(uploadId: string, parts: Map<number, StoredPart>): string {
   const entries = [...parts.entries()]
     .sort(([a], [b]) => a - b)
     .map(
-      ([number, size]) =>
-        `<Part><PartNumber>${number}</PartNumber><ETag>"x"</ETag><Size>${size}</Size></Part>`,
+      ([number, part]) =>
+        `<Part><PartNumber>${number}</PartNumber><ETag>${part.etag}</ETag><Size>${part.size}</Size></Part>`,
     )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><UploadId>${uploadId}</UploadId><IsTruncated>false</IsTruncated>${entries}</ListPartsResult>`;
@@ -83,11 +89,11 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
   const s3rver = await startEmbeddedS3(directory);
   const target = new URL(s3rver.url);
   const requests: RecordedRequest[] = [];
-  /** uploadId → part number → size, from successful UploadPart requests. */
-  const uploads = new Map<string, Map<number, number>>();
+  /** uploadId → part number → the part, from successful UploadPart requests. */
+  const uploads = new Map<string, Map<number, StoredPart>>();
 
   const server = http.createServer((request, response) => {
-    const verification = verifySigV4(
+    const verification = verifyTarget(
       {
         method: request.method ?? 'GET',
         rawTarget: request.url ?? '/',
@@ -146,8 +152,8 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
         (answer) => {
           record.status = answer.statusCode ?? null;
           if (request.method === 'PUT' && uploadId !== null && answer.statusCode === 200) {
-            const parts = uploads.get(uploadId) ?? new Map<number, number>();
-            parts.set(partNumber, body.length);
+            const parts = uploads.get(uploadId) ?? new Map<number, StoredPart>();
+            parts.set(partNumber, { size: body.length, etag: String(answer.headers.etag ?? '') });
             uploads.set(uploadId, parts);
           }
           const rewrite = backend.rewriteCompletion;

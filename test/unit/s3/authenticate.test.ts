@@ -1,12 +1,12 @@
-import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { authenticate, createVerifier, usableSecrets } from '../../../src/s3/authenticate.js';
-import { createExchange, type S3Exchange } from '../../../src/s3/exchange.js';
+import type { Addressed } from '../../../src/s3/stages.js';
+import { authenticate, createVerifier, usableSecrets } from '../../../src/s3/steps/authenticate.js';
 import type { AccessCache } from '../../../src/store/access-cache.js';
 import type { CredentialRecord } from '../../../src/store/records.js';
 import { sha256Hex, signedHeaders } from '../../support/s3/raw-requests.js';
+import { addressedFor } from '../../support/s3/stages.js';
 
-const BASE = 'http://s3.local:9000';
+const BASE = 'http://s3.local';
 
 function record(overrides: Partial<CredentialRecord> = {}): CredentialRecord {
   return {
@@ -32,20 +32,11 @@ function cacheWith(credential: CredentialRecord | null): AccessCache {
   } as AccessCache;
 }
 
-function exchangeFor(headers: Record<string, string>, target = '/b-1/k'): S3Exchange {
-  const lower = Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
-  );
-  const request = {
-    method: 'GET',
-    url: target,
-    headers: lower,
-    headersDistinct: Object.fromEntries(Object.entries(lower).map(([name, value]) => [name, [value]])),
-  } as unknown as http.IncomingMessage;
-  return createExchange(request, {} as http.ServerResponse);
+function exchangeFor(headers: Record<string, string>, target = '/b-1/k'): Addressed {
+  return addressedFor('GET', target, headers);
 }
 
-async function signedExchange(secret: string, accessKeyId = 'GWK1TESTTESTTESTTEST'): Promise<S3Exchange> {
+async function signedExchange(secret: string, accessKeyId = 'GWK1TESTTESTTESTTEST'): Promise<Addressed> {
   const headers = await signedHeaders({
     credential: { accessKeyId, secret },
     method: 'GET',
@@ -56,15 +47,14 @@ async function signedExchange(secret: string, accessKeyId = 'GWK1TESTTESTTESTTES
   return exchangeFor(headers);
 }
 
-async function outcome(cache: AccessCache, exchange: S3Exchange): Promise<string> {
+async function outcome(cache: AccessCache, stage: Addressed): Promise<string> {
   try {
-    const identity = await authenticate(
-      exchange,
-      cache,
+    const { identity } = await authenticate(
+      stage,
       createVerifier(cache, { regions: ['us-east-1'], maxSkewSeconds: 900 }),
     );
     return identity.kind === 'credential'
-      ? `credential ${identity.form} ${identity.payloadHash}`
+      ? `credential ${identity.form} ${identity.payloadMode}`
       : 'anonymous';
   } catch (error) {
     return `${(error as { code: string }).code}: ${(error as { definition: { message: string } }).definition.message}`;
@@ -109,12 +99,38 @@ describe('authenticate', () => {
     expect(await outcome(cacheWith(afterGrace), await signedExchange('old-secret'))).toMatch(
       /^SignatureDoesNotMatch/,
     );
-    expect(usableSecrets(afterGrace, new Date())).toEqual([afterGrace.secret]);
+    expect(usableSecrets(afterGrace, Date.now())).toEqual([afterGrace.secret]);
   });
 
   it('remembers the named access key for the log, even when refused', async () => {
-    const exchange = await signedExchange('x', 'GWK1UNKNOWNUNKNOWNUN');
-    await outcome(cacheWith(null), exchange);
-    expect(exchange.accessKeyId).toBe('GWK1UNKNOWNUNKNOWNUN');
+    const stage = await signedExchange('x', 'GWK1UNKNOWNUNKNOWNUN');
+    await outcome(cacheWith(null), stage);
+    expect(stage.exchange.accessKeyId).toBe('GWK1UNKNOWNUNKNOWNUN');
+  });
+});
+
+describe('the body plan of an authenticated request', () => {
+  it("checks a completion's x-amz-checksum-* against the object, not against its XML body", async () => {
+    const credential = record();
+    const cache = cacheWith(credential);
+    const verifier = createVerifier(cache, { regions: ['us-east-1'], maxSkewSeconds: 900 });
+    const plan = async (query: Record<string, string>, target: string) => {
+      const headers = await signedHeaders({
+        credential: { accessKeyId: credential.accessKeyId, secret: credential.secret },
+        method: 'POST',
+        baseUrl: BASE,
+        path: '/b-1/k',
+        query,
+        payloadHash: 'UNSIGNED-PAYLOAD',
+        headers: { 'x-amz-checksum-crc32': 'AAAAAA==', 'content-length': '10' },
+      });
+      return (await authenticate(addressedFor('POST', target, headers), verifier)).bodyPlan;
+    };
+    const completion = await plan({ uploadId: 'u' }, '/b-1/k?uploadId=u');
+    expect(completion.ok && completion.checksum).toBeUndefined();
+    expect(await plan({ uploads: '' }, '/b-1/k?uploads=')).toMatchObject({
+      ok: true,
+      checksum: { algorithm: 'CRC32', source: 'header' },
+    });
   });
 });

@@ -1,11 +1,9 @@
-import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { resolveAddress } from '../../../src/s3/address.js';
-import { authorise } from '../../../src/s3/authorise.js';
-import { createExchange, type Identity } from '../../../src/s3/exchange.js';
-import { classifyOperation } from '../../../src/s3/operation.js';
+import type { Identity } from '../../../src/s3/stages.js';
+import { authorise } from '../../../src/s3/steps/authorise.js';
 import type { AccessCache, BucketEntry } from '../../../src/store/access-cache.js';
 import type { CredentialRecord, OrganisationRecord } from '../../../src/store/records.js';
+import { authenticatedFor } from '../../support/s3/stages.js';
 
 const organisations: Record<string, OrganisationRecord> = {
   'org-1': { id: 'org-1', name: 'one', status: 'active' } as OrganisationRecord,
@@ -31,26 +29,26 @@ function credential(organisationId: string, scope: CredentialRecord['scope']): I
     kind: 'credential',
     credential: { accessKeyId: 'GWK1', organisationId, scope } as CredentialRecord,
     form: 'header',
-    payloadHash: 'UNSIGNED-PAYLOAD',
+    payloadMode: 'UNSIGNED-PAYLOAD',
   };
 }
 const readWrite = credential('org-1', { buckets: ['*'], level: 'read-write' });
 const anonymous: Identity = { kind: 'anonymous' };
 
-async function decide(identity: Identity, method: string, target: string): Promise<string> {
-  const address = resolveAddress('s3.local', target, 's3.local');
-  const classification = classifyOperation(method, address, {});
-  if (!classification.ok) throw new Error('test routes must classify');
-  const exchange = createExchange(
-    { method, url: target, headers: {} } as http.IncomingMessage,
-    {} as http.ServerResponse,
-  );
-  exchange.address = address;
+async function decide(
+  identity: Identity,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const stage = authenticatedFor(identity, method, target, headers);
+  if (!stage.classification.ok) throw new Error('test routes must classify');
   try {
-    await authorise(exchange, cache, identity, classification.operation);
-    return `allowed (${exchange.organisation?.name})`;
+    const authorised = await authorise(stage, cache);
+    return `allowed (${authorised.organisation.name})`;
   } catch (error) {
-    return `${(error as { code: string }).code}: ${(error as Error).message.split(': ')[1]}`;
+    const refused = error as { code: string; definition: { message: string } };
+    return `${refused.code}: ${refused.definition.message}`;
   }
 }
 
@@ -111,5 +109,31 @@ describe('authorise an anonymous request', () => {
 
   it('refuses public reads of a suspended organisation with AccountProblem', async () => {
     expect(await decide(anonymous, 'GET', '/suspended-public/k')).toMatch(/^AccountProblem/);
+  });
+});
+
+describe('authorise a copy source', () => {
+  const copy = (source: string) => ({ 'x-amz-copy-source': source });
+
+  it('lets a credential copy from a bucket it may read', async () => {
+    expect(await decide(readWrite, 'PUT', '/mine/copy', copy('/mine-too/original'))).toBe('allowed (one)');
+  });
+
+  it("refuses a source in another organisation's bucket, or outside the scope, like any read", async () => {
+    const denied = 'AccessDenied: Access to this bucket is denied.';
+    expect(await decide(readWrite, 'PUT', '/mine/copy', copy('/theirs/original'))).toBe(denied);
+    const onlyMine = credential('org-1', { buckets: ['mine'], level: 'read-write' });
+    expect(await decide(onlyMine, 'PUT', '/mine/copy', copy('/mine-too/original'))).toBe(denied);
+    const writeOnly = credential('org-1', { buckets: ['*'], methods: ['PUT'] });
+    expect(await decide(writeOnly, 'PUT', '/mine/copy', copy('/mine-too/original'))).toBe(denied);
+  });
+
+  it('answers NoSuchBucket for a source bucket that does not exist, InvalidArgument for a malformed source', async () => {
+    expect(await decide(readWrite, 'PUT', '/mine/copy', copy('/nowhere/original'))).toBe(
+      'NoSuchBucket: The specified bucket does not exist.',
+    );
+    expect(await decide(readWrite, 'PUT', '/mine/copy', copy('/mine-too/a/../b'))).toBe(
+      'InvalidArgument: Copy Source must mention the source bucket and key: sourcebucket/sourcekey, URL-encoded, without dot segments.',
+    );
   });
 });

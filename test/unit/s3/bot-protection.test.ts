@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasRecognisableUserAgent, requiresChallenge } from '../../../src/s3/bot-protection.js';
+import { hasRecognisableUserAgent, requiresChallenge } from '../../../src/s3/steps/bot-protection.js';
 
 describe('bot protection', () => {
   it('recognises user agents that name a product', () => {

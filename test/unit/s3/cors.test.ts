@@ -5,7 +5,7 @@ import {
   originMatches,
   preflightResponseHeaders,
   requestedHeaders,
-} from '../../../src/s3/cors.js';
+} from '../../../src/s3/steps/cors.js';
 import type { CorsRule } from '../../../src/store/records.js';
 
 const uploadRule: CorsRule = {

@@ -1,16 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { parseQuery, resolveAddress } from '../../../src/s3/address.js';
-import { backendPath, backendQuery } from '../../../src/s3/forward.js';
-import { clientResponseHeaders, forwardedRequestHeaders } from '../../../src/s3/forward-headers.js';
+import { parseQuery } from '../../../src/protocol/query.js';
+import type { Planned } from '../../../src/s3/stages.js';
+import { backendQuery, backendRequestOf, forwardedHeaders } from '../../../src/s3/upstream/forward.js';
+import { NO_BODY } from '../../../src/sigv4/body-plan.js';
+import { announcesBody } from '../../../src/s3/upstream/body.js';
+import { addressedFor } from '../../support/s3/stages.js';
 
-const address = (target: string, host = 's3.local') => resolveAddress(host, target, 's3.local');
+function planned(method: string, target: string, host = 's3.local'): Planned {
+  return { ...addressedFor(method, target, { host }), body: NO_BODY } as unknown as Planned;
+}
 
-describe('backendPath', () => {
+describe('the backend request', () => {
   it('is path-style with each key segment SigV4-encoded, so it decodes to exactly the signed key', () => {
-    expect(backendPath(address('/b-1/a%20b/c+d~%7E/%E6%97%A5'))).toBe('/b-1/a%20b/c%2Bd~~/%E6%97%A5');
-    expect(backendPath(address('/a//b/', 'b-1.s3.local'))).toBe('/b-1/a//b/');
-    expect(backendPath(address('/b-1'))).toBe('/b-1');
-    expect(backendPath(address('/'))).toBe('/');
+    expect(backendRequestOf(planned('GET', '/b-1/a%20b/c+d~%7E/%E6%97%A5')).path).toBe(
+      '/b-1/a%20b/c%2Bd~~/%E6%97%A5',
+    );
+    expect(backendRequestOf(planned('GET', '/a//b/', 'b-1.s3.local')).path).toBe('/b-1/a//b/');
+    expect(backendRequestOf(planned('GET', '/b-1')).path).toBe('/b-1');
+    expect(backendRequestOf(planned('GET', '/')).path).toBe('/');
   });
 });
 
@@ -19,14 +26,14 @@ describe('backendQuery', () => {
     const query = parseQuery(
       'X-Amz-Algorithm=AWS4-HMAC-SHA256&uploadId=u1&X-Amz-Signature=s&x-id=UploadPart&partNumber=2&x-amz-meta-a=1',
     );
-    expect(backendQuery(query)).toEqual([
+    expect(backendQuery(query).map(({ name, value, bare }) => ({ name, value, bare }))).toEqual([
       { name: 'uploadId', value: 'u1', bare: false },
       { name: 'partNumber', value: '2', bare: false },
     ]);
   });
 });
 
-describe('forwardedRequestHeaders', () => {
+describe('forwardedHeaders', () => {
   const received = {
     authorization: 'AWS4-HMAC-SHA256 ...',
     'x-amz-date': '20260101T000000Z',
@@ -50,8 +57,8 @@ describe('forwardedRequestHeaders', () => {
     host: 'gateway',
   };
 
-  it("forwards the allowlist only, applies the body pipeline's changes, and sets the extras", () => {
-    const forwarded = forwardedRequestHeaders(
+  it("forwards the allowlist only, applies the body plan's changes, and sets the extras", () => {
+    const forwarded = forwardedHeaders(
       received,
       {
         remove: [
@@ -60,11 +67,7 @@ describe('forwardedRequestHeaders', () => {
           'x-amz-sdk-checksum-algorithm',
           'transfer-encoding',
         ],
-        set: {
-          'content-length': '5',
-          'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
-          'content-encoding': 'gzip',
-        },
+        set: { 'content-length': '5', 'content-encoding': 'gzip' },
       },
       { 'content-length': '5' },
     );
@@ -79,22 +82,11 @@ describe('forwardedRequestHeaders', () => {
   });
 });
 
-describe('clientResponseHeaders', () => {
-  it("drops hop-by-hop headers, the backend's ids and CORS, keeps the object's", () => {
-    expect(
-      clientResponseHeaders({
-        etag: '"e"',
-        'content-length': '4',
-        'last-modified': 'x',
-        'x-amz-meta-a': '1',
-        'x-amz-request-id': 'backend',
-        'x-amz-id-2': 'backend',
-        connection: 'keep-alive',
-        'transfer-encoding': 'chunked',
-        'access-control-allow-origin': '*',
-        server: 'RGW',
-        date: 'now',
-      }),
-    ).toEqual({ etag: '"e"', 'content-length': '4', 'last-modified': 'x', 'x-amz-meta-a': '1' });
+describe('announcesBody', () => {
+  it('is true for a non-zero length or a chunked transfer', () => {
+    expect(announcesBody({ 'content-length': '5' })).toBe(true);
+    expect(announcesBody({ 'transfer-encoding': 'chunked' })).toBe(true);
+    expect(announcesBody({ 'content-length': '0' })).toBe(false);
+    expect(announcesBody({})).toBe(false);
   });
 });

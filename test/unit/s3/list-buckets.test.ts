@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderBucketLocation } from '../../../src/s3/bucket-location.js';
-import { renderListAllMyBuckets, visibleBuckets } from '../../../src/s3/list-buckets.js';
+import { renderBucketLocation } from '../../../src/s3/answers/bucket-location.js';
+import { renderListAllMyBuckets, visibleBuckets } from '../../../src/s3/answers/list-buckets.js';
 import type { BucketRecord, CredentialRecord, OrganisationRecord } from '../../../src/store/records.js';
 
 const created = new Date('2026-01-02T03:04:05.000Z');

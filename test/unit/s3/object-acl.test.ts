@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderOwnerFullControl, requestsOwnerOnlyAcl } from '../../../src/s3/object-acl.js';
-import { parseXml } from '../../../src/s3/xml.js';
+import { renderOwnerFullControl, requestsOwnerOnlyAcl } from '../../../src/s3/answers/object-acl.js';
+import { parseXml } from '../../../src/protocol/xml.js';
 
 const owner = { id: 'org-1', displayName: 'Acme & Co' };
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
+import { parseQuery } from '../../../src/protocol/query.js';
 import {
   detectAuthForm,
   parseAuthorizationHeader,
   parsePresignedQuery,
-} from '../../../src/s3/sigv4/index.js';
+} from '../../../src/sigv4/authorization.js';
 
 const SIGNATURE = 'f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41';
 const CREDENTIAL = 'AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request';
@@ -122,7 +123,7 @@ const PRESIGNED_QUERY =
 
 describe('parsePresignedQuery', () => {
   it('reads the documented example', () => {
-    expect(parsePresignedQuery(PRESIGNED_QUERY)).toEqual({
+    expect(parsePresignedQuery(parseQuery(PRESIGNED_QUERY))).toEqual({
       ok: true,
       value: {
         form: 'presigned',
@@ -138,7 +139,7 @@ describe('parsePresignedQuery', () => {
 
   it('reads the optional security token and content hash', () => {
     const parsed = parsePresignedQuery(
-      `${PRESIGNED_QUERY}&X-Amz-Security-Token=tok%2Fen&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD`,
+      parseQuery(`${PRESIGNED_QUERY}&X-Amz-Security-Token=tok%2Fen&X-Amz-Content-Sha256=UNSIGNED-PAYLOAD`),
     );
     expect(parsed.ok && parsed.value.securityToken).toBe('tok/en');
     expect(parsed.ok && parsed.value.contentSha256).toBe('UNSIGNED-PAYLOAD');
@@ -155,7 +156,10 @@ describe('parsePresignedQuery', () => {
     const query = PRESIGNED_QUERY.split('&')
       .filter((pair) => !pair.startsWith(`${name}=`))
       .join('&');
-    expect(parsePresignedQuery(query)).toEqual({ ok: false, error: 'AuthorizationQueryParametersMalformed' });
+    expect(parsePresignedQuery(parseQuery(query))).toEqual({
+      ok: false,
+      error: 'AuthorizationQueryParametersMalformed',
+    });
   });
 
   it.each([
@@ -169,20 +173,23 @@ describe('parsePresignedQuery', () => {
     ],
     ['a repeated parameter', `${PRESIGNED_QUERY}&X-Amz-Date=20130525T000000Z`],
   ])('refuses %s', (_label, query) => {
-    expect(parsePresignedQuery(query)).toEqual({ ok: false, error: 'AuthorizationQueryParametersMalformed' });
+    expect(parsePresignedQuery(parseQuery(query))).toEqual({
+      ok: false,
+      error: 'AuthorizationQueryParametersMalformed',
+    });
   });
 });
 
 describe('detectAuthForm', () => {
+  const form = (headers: Record<string, string>, rawQuery: string) =>
+    detectAuthForm(headers, parseQuery(rawQuery));
   it('tells the forms apart', () => {
-    expect(detectAuthForm({ authorization: 'AWS4-HMAC-SHA256 x' }, '/b/k')).toBe('header');
-    expect(detectAuthForm({}, `/b/k?${PRESIGNED_QUERY}`)).toBe('presigned');
-    expect(detectAuthForm({}, '/b/k?X-Amz-Credential=a')).toBe('presigned');
-    expect(detectAuthForm({ authorization: 'AWS4-HMAC-SHA256 x' }, `/b/k?${PRESIGNED_QUERY}`)).toBe(
-      'ambiguous',
-    );
-    expect(detectAuthForm({}, '/b/k?prefix=X-Amz-Signature')).toBe('anonymous');
+    expect(form({ authorization: 'AWS4-HMAC-SHA256 x' }, '')).toBe('header');
+    expect(form({}, PRESIGNED_QUERY)).toBe('presigned');
+    expect(form({}, 'X-Amz-Credential=a')).toBe('presigned');
+    expect(form({ authorization: 'AWS4-HMAC-SHA256 x' }, PRESIGNED_QUERY)).toBe('ambiguous');
+    expect(form({}, 'prefix=X-Amz-Signature')).toBe('anonymous');
     // Present but blank is a malformed signature (decisions.md), not an anonymous request.
-    expect(detectAuthForm({ authorization: '  ' }, '/b/k')).toBe('header');
+    expect(form({ authorization: '  ' }, '')).toBe('header');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { AwsChunkedDecoder, type AwsChunkedDecoderOptions } from '../../../src/s3/sigv4/index.js';
+import { AwsChunkedDecoder, type AwsChunkedDecoderOptions } from '../../../src/sigv4/aws-chunked.js';
 import { awsChunkedBody, bytewise, randomSplits, runThrough, testData } from './helpers.js';
 
 const DATA = testData(70_000);

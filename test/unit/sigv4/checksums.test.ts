@@ -10,7 +10,7 @@ import {
   isWellFormedDigest,
   validateDigestValue,
   type DigestAlgorithm,
-} from '../../../src/s3/sigv4/index.js';
+} from '../../../src/sigv4/checksums.js';
 import { randomSplits } from './helpers.js';
 
 const CHECK_INPUT = Buffer.from('123456789');

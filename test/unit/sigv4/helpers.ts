@@ -5,8 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 
-import { isS3Error } from '../../../src/s3/errors.js';
-import type { RequestHeaders } from '../../../src/s3/sigv4/index.js';
+import { isS3Error } from '../../../src/protocol/errors.js';
 
 /** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
 const Sha256Hash = Hash.bind(null, 'sha256');
@@ -221,5 +220,3 @@ export function testData(length: number, seed = 7): Buffer {
   const random = seededRandom(seed);
   return Buffer.from(Array.from({ length }, () => Math.floor(random() * 256)));
 }
-
-export type { RequestHeaders };

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 
 import { describe, expect, it } from 'vitest';
 
-import { isS3Error } from '../../../src/s3/errors.js';
-import { digestOf, PayloadVerifier, type PayloadVerifierOptions } from '../../../src/s3/sigv4/index.js';
+import { isS3Error } from '../../../src/protocol/errors.js';
+import { digestOf } from '../../../src/sigv4/checksums.js';
+import { PayloadVerifier, type PayloadVerifierOptions } from '../../../src/sigv4/payload-verifier.js';
 import { runThrough, splitBySizes, testData } from './helpers.js';
 
 const DATA = testData(50_000, 3);

@@ -22,8 +22,9 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createBodyPipeline, verifySigV4, type SecretLookup } from '../../../src/s3/sigv4/index.js';
+import { openBody, planBody } from '../../../src/sigv4/body-plan.js';
 import { runThrough } from './helpers.js';
+import { verifyTarget, type SecretLookup } from '../../support/sigv4.js';
 
 interface CapturedRequest {
   method: string;
@@ -105,7 +106,7 @@ async function capture(send: (s3: S3Client) => Promise<unknown>): Promise<Captur
 }
 
 async function verifyCaptured(request: CapturedRequest) {
-  return verifySigV4(
+  return verifyTarget(
     { method: request.method, rawTarget: request.url, headers: request.headers, now: request.receivedAt },
     lookup,
     OPTIONS,
@@ -223,12 +224,11 @@ describe('AWS SDK upload bodies pass the body pipeline', () => {
         s3.send(new PutObjectCommand({ Bucket: 'b', Key: 'k', Body: payload, ChecksumAlgorithm: algorithm })),
       );
       const verified = await verifyCaptured(put);
-      expect(verified.ok).toBe(true);
-      if (!verified.ok) return;
-      const plan = createBodyPipeline(put.headers, { payloadHash: verified.payloadHash });
+      if (!verified.ok || verified.kind !== 'credential') throw new Error('not verified');
+      const plan = verified.bodyPlan;
       if (!plan.ok) throw new Error(`plan refused: ${plan.error}`);
-      expect(plan.checksum).toEqual({ algorithm, source: 'header' });
-      const outcome = await runThrough(plan.transforms, [put.body]);
+      expect(plan.checksum).toMatchObject({ algorithm, source: 'header' });
+      const outcome = await runThrough(openBody(plan).transforms, [put.body]);
       expect(outcome.errorKey).toBeUndefined();
       expect(outcome.output.equals(payload)).toBe(true);
     });
@@ -247,23 +247,25 @@ describe('AWS SDK upload bodies pass the body pipeline', () => {
       );
       expect(put.headers['x-amz-content-sha256']).toEqual(['STREAMING-UNSIGNED-PAYLOAD-TRAILER']);
       const verified = await verifyCaptured(put);
-      expect(verified).toMatchObject({ ok: true, payloadHash: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' });
-      const plan = createBodyPipeline(put.headers, { payloadHash: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' });
+      expect(verified).toMatchObject({ ok: true, payloadMode: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' });
+      if (!verified.ok || verified.kind !== 'credential') throw new Error('not verified');
+      const plan = verified.bodyPlan;
       if (!plan.ok) throw new Error(`plan refused: ${plan.error}`);
       expect(plan.decodedLength).toBe(payload.length);
-      expect(plan.checksum).toEqual({ algorithm, source: 'trailer' });
-      const outcome = await runThrough(plan.transforms, [put.body]);
+      expect(plan.checksum).toMatchObject({ algorithm, source: 'trailer' });
+      const verification = openBody(plan);
+      const outcome = await runThrough(verification.transforms, [put.body]);
       expect(outcome.errorKey).toBeUndefined();
       expect(outcome.output.equals(payload)).toBe(true);
-      expect(plan.verifier?.verifiedChecksum?.algorithm).toBe(algorithm);
+      expect(verification.verifiedChecksum?.algorithm).toBe(algorithm);
 
       // The same body with one data byte flipped is refused with BadDigest.
       const corrupt = Buffer.from(put.body);
       const dataStart = corrupt.indexOf('\r\n') + 2;
       corrupt[dataStart] = (corrupt[dataStart] ?? 0) ^ 0x01;
-      const replan = createBodyPipeline(put.headers);
+      const replan = planBody(put.headers, 'STREAMING-UNSIGNED-PAYLOAD-TRAILER');
       if (!replan.ok) throw new Error('plan refused');
-      expect((await runThrough(replan.transforms, [corrupt])).errorKey).toBe('BadDigest');
+      expect((await runThrough(openBody(replan).transforms, [corrupt])).errorKey).toBe('BadDigest');
     });
   }
 });
@@ -308,13 +310,13 @@ describe('AWS SDK presigned URLs verify', () => {
         ['PUT', putUrl],
       ] as const) {
         const request = await fetchCaptured(method, url);
-        expect(await verifySigV4(request, lookup, OPTIONS)).toMatchObject({
+        expect(await verifyTarget(request, lookup, OPTIONS)).toMatchObject({
           ok: true,
           form: 'presigned',
-          payloadHash: 'UNSIGNED-PAYLOAD',
+          payloadMode: 'UNSIGNED-PAYLOAD',
         });
         const later = new Date(request.now.getTime() + 901_000);
-        expect(await verifySigV4({ ...request, now: later }, lookup, OPTIONS)).toMatchObject({
+        expect(await verifyTarget({ ...request, now: later }, lookup, OPTIONS)).toMatchObject({
           ok: false,
           error: 'PresignedUrlExpired',
         });
@@ -330,7 +332,7 @@ describe('AWS SDK presigned URLs verify', () => {
     s3.destroy();
     const request = await fetchCaptured('GET', url);
     expect(request.rawTarget.startsWith('/bucket/b?')).toBe(true);
-    expect(await verifySigV4(request, lookup, OPTIONS)).toMatchObject({
+    expect(await verifyTarget(request, lookup, OPTIONS)).toMatchObject({
       ok: false,
       error: 'SignatureDoesNotMatch',
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { deriveSigningKey, SigningKeyCache, signaturesEqual } from '../../../src/s3/sigv4/index.js';
+import { deriveSigningKey, SigningKeyCache, signaturesEqual } from '../../../src/sigv4/signing-key.js';
 
 const DOC_SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
 
@@ -27,38 +27,40 @@ describe('deriveSigningKey', () => {
 describe('SigningKeyCache', () => {
   const scope = { date: '20130524', region: 'us-east-1', service: 's3' };
 
-  it('returns the derived key and reuses it', () => {
+  it('returns the derived key and reuses it for the same credential', () => {
     const cache = new SigningKeyCache();
-    const first = cache.signingKey(DOC_SECRET, scope);
+    const credential = {};
+    const first = cache.signingKey(credential, 0, DOC_SECRET, scope);
     expect(first.export().equals(deriveSigningKey(DOC_SECRET, scope))).toBe(true);
-    expect(cache.signingKey(DOC_SECRET, scope)).toBe(first);
-    expect(cache.size).toBe(1);
+    expect(cache.signingKey(credential, 0, DOC_SECRET, scope)).toBe(first);
   });
 
-  it('keeps keys of different secrets and scopes apart', () => {
+  it('keeps keys of different slots, secrets and scopes apart', () => {
     const cache = new SigningKeyCache();
-    const a = cache.signingKey('secret-a', scope);
-    const b = cache.signingKey('secret-b', scope);
-    const c = cache.signingKey('secret-a', { ...scope, region: 'auto' });
+    const credential = {};
+    const a = cache.signingKey(credential, 0, 'secret-a', scope);
+    const b = cache.signingKey(credential, 1, 'secret-b', scope);
+    const c = cache.signingKey(credential, 0, 'secret-a', { ...scope, region: 'auto' });
     expect(a.equals(b)).toBe(false);
     expect(a.equals(c)).toBe(false);
-    expect(cache.size).toBe(3);
+    expect(cache.signingKey(credential, 0, 'secret-a', scope)).toBe(a);
   });
 
-  it('is bounded', () => {
-    const cache = new SigningKeyCache({ maxEntries: 2 });
-    for (const secret of ['one', 'two', 'three', 'four']) cache.signingKey(secret, scope);
-    expect(cache.size).toBe(2);
-  });
-
-  it('never holds the secret in its keys, nor a plain hash of it', () => {
+  it('derives again when the secret of a slot changed (a rotation)', () => {
     const cache = new SigningKeyCache();
-    const key = cache.cacheKey(DOC_SECRET, scope);
-    expect(key).not.toContain(DOC_SECRET);
-    expect(key).not.toContain('K7MDENG');
-    expect(key.endsWith('/20130524/us-east-1/s3')).toBe(true);
-    // Another process (another fingerprint key) cannot reproduce it.
-    expect(new SigningKeyCache().cacheKey(DOC_SECRET, scope)).not.toBe(key);
+    const credential = {};
+    const before = cache.signingKey(credential, 0, 'old-secret', scope);
+    const after = cache.signingKey(credential, 0, 'new-secret', scope);
+    expect(after.export().equals(deriveSigningKey('new-secret', scope))).toBe(true);
+    expect(after.equals(before)).toBe(false);
+  });
+
+  it('holds keys per credential object: another record of the same key derives its own', () => {
+    const cache = new SigningKeyCache();
+    const first = cache.signingKey({}, 0, DOC_SECRET, scope);
+    const second = cache.signingKey({}, 0, DOC_SECRET, scope);
+    expect(second).not.toBe(first);
+    expect(second.equals(first)).toBe(true);
   });
 });
 

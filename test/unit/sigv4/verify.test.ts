@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-  buildCanonicalRequest,
-  canonicalQueryString,
-  canonicalUri,
-  deriveSigningKey,
-  EMPTY_SHA256,
-  SigningKeyCache,
-  SigV4Verifier,
-  signStringToSign,
-  stringToSign,
-  verifySigV4,
-  type SecretLookup,
-  type VerifyOptions,
-  type VerifyRequest,
-  type VerifyResult,
-} from '../../../src/s3/sigv4/index.js';
+import { EMPTY_SHA256 } from '../../../src/protocol/headers.js';
+import { buildCanonicalRequest, canonicalUri, stringToSign } from '../../../src/sigv4/canonical.js';
+import { deriveSigningKey, signStringToSign } from '../../../src/sigv4/signing-key.js';
+import type { Authentication, VerifyOptions } from '../../../src/sigv4/verify.js';
 import { headersFromLines, loadFixture, presignWithSmithy, signWithSmithy } from './helpers.js';
+import {
+  verifierOf,
+  verifyRequestOf,
+  verifyTarget,
+  type SecretLookup,
+  type TargetRequest,
+} from '../../support/sigv4.js';
 
 interface DocExample {
   name: string;
@@ -57,7 +52,7 @@ function lookupOf(table: Record<string, readonly string[]>): SecretLookup & { ca
 
 const lookup = lookupOf({ [AKID]: [SECRET], [docs.accessKeyId]: [docs.secretAccessKey] });
 
-function expectFailure(result: VerifyResult, error: string): void {
+function expectFailure(result: Authentication<object>, error: string): void {
   expect(result.ok ? 'ok' : result.error).toBe(error);
 }
 
@@ -73,7 +68,7 @@ interface SignOptions {
   signingDate?: Date;
 }
 
-async function signedRequest(options: SignOptions = {}): Promise<VerifyRequest> {
+async function signedRequest(options: SignOptions = {}): Promise<TargetRequest> {
   const signed = await signWithSmithy({
     method: options.method ?? 'GET',
     host: HOST,
@@ -91,7 +86,7 @@ async function signedRequest(options: SignOptions = {}): Promise<VerifyRequest> 
 
 async function presignedRequest(
   options: SignOptions & { expiresIn?: number; now?: Date } = {},
-): Promise<VerifyRequest> {
+): Promise<TargetRequest> {
   const signed = await presignWithSmithy({
     method: options.method ?? 'GET',
     host: HOST,
@@ -112,7 +107,7 @@ async function presignedRequest(
   };
 }
 
-function withHeaders(request: VerifyRequest, changes: Record<string, string | undefined>): VerifyRequest {
+function withHeaders(request: TargetRequest, changes: Record<string, string | undefined>): TargetRequest {
   const headers: Record<string, string | readonly string[] | undefined> = { ...request.headers };
   for (const [name, value] of Object.entries(changes)) {
     if (value === undefined) delete headers[name];
@@ -131,7 +126,7 @@ describe('S3 documentation examples', () => {
           `AWS4-HMAC-SHA256 Credential=${docs.accessKeyId}/20130524/us-east-1/s3/aws4_request, SignedHeaders=${example.signedHeaders ?? ''}, Signature=${example.signature}`,
         ],
       ]);
-      const result = await verifySigV4(
+      const result = await verifyTarget(
         { method: example.method, rawTarget: example.target, headers, now: DOC_NOW },
         lookup,
         OPTIONS,
@@ -153,7 +148,7 @@ describe('S3 documentation examples', () => {
           `AWS4-HMAC-SHA256 Credential=${docs.accessKeyId}/20130524/us-east-1/s3/aws4_request, SignedHeaders=${example.signedHeaders ?? ''}, Signature=${tampered}`,
         ],
       ]);
-      const result = await verifySigV4(
+      const result = await verifyTarget(
         { method: example.method, rawTarget: example.target, headers, now: DOC_NOW },
         lookup,
         OPTIONS,
@@ -172,19 +167,19 @@ describe('S3 documentation examples', () => {
         `AWS4-HMAC-SHA256 Credential=${docs.accessKeyId}/20130524/us-east-1/s3/aws4_request,SignedHeaders=${example.signedHeaders ?? ''},Signature=${example.signature}`,
       ],
     ]);
-    const result = await verifySigV4(
+    const result = await verifyTarget(
       { method: 'PUT', rawTarget: example.target, headers, now: DOC_NOW },
       lookup,
       OPTIONS,
     );
-    expect(result.ok && result.payloadHash).toBe(
+    expect(result.ok && result.kind === 'credential' && result.payloadMode).toBe(
       '44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072',
     );
   });
 
   describe('presigned URL example', () => {
     const example = docs.presignedExample;
-    const request = (now: Date): VerifyRequest => ({
+    const request = (now: Date): TargetRequest => ({
       method: 'GET',
       rawTarget: example.target,
       headers: headersFromLines(example.headers),
@@ -192,11 +187,11 @@ describe('S3 documentation examples', () => {
     });
 
     it('verifies within its lifetime', async () => {
-      const result = await verifySigV4(request(new Date('2013-05-24T12:00:00Z')), lookup, OPTIONS);
+      const result = await verifyTarget(request(new Date('2013-05-24T12:00:00Z')), lookup, OPTIONS);
       expect(result).toMatchObject({
         ok: true,
         form: 'presigned',
-        payloadHash: 'UNSIGNED-PAYLOAD',
+        payloadMode: 'UNSIGNED-PAYLOAD',
         signedHeaders: ['host'],
         expiresAt: new Date('2013-05-25T00:00:00Z'),
       });
@@ -204,10 +199,10 @@ describe('S3 documentation examples', () => {
 
     it('is expired one second after its lifetime', async () => {
       expectFailure(
-        await verifySigV4(request(new Date('2013-05-25T00:00:01Z')), lookup, OPTIONS),
+        await verifyTarget(request(new Date('2013-05-25T00:00:01Z')), lookup, OPTIONS),
         'PresignedUrlExpired',
       );
-      expect((await verifySigV4(request(new Date('2013-05-25T00:00:00Z')), lookup, OPTIONS)).ok).toBe(true);
+      expect((await verifyTarget(request(new Date('2013-05-25T00:00:00Z')), lookup, OPTIONS)).ok).toBe(true);
     });
 
     it('answers SignatureDoesNotMatch, not expiry, for an altered expired URL', async () => {
@@ -215,14 +210,14 @@ describe('S3 documentation examples', () => {
         ...request(new Date('2013-06-30T00:00:00Z')),
         rawTarget: example.target.replace('/test.txt', '/other.txt'),
       };
-      expectFailure(await verifySigV4(altered, lookup, OPTIONS), 'SignatureDoesNotMatch');
+      expectFailure(await verifyTarget(altered, lookup, OPTIONS), 'SignatureDoesNotMatch');
     });
   });
 });
 
 describe('header-form verification', () => {
   it('accepts a request signed by the AWS SDK signer and reports what it verified', async () => {
-    const result = await verifySigV4(
+    const result = await verifyTarget(
       await signedRequest({ query: { prefix: 'a b', 'list-type': '2' }, headers: { range: 'bytes=0-9' } }),
       lookup,
       OPTIONS,
@@ -231,11 +226,11 @@ describe('header-form verification', () => {
       ok: true,
       accessKeyId: AKID,
       form: 'header',
-      payloadHash: EMPTY_SHA256,
+      payloadMode: EMPTY_SHA256,
       scope: { date: '20250101', region: 'us-east-1', service: 's3' },
       requestTime: NOW,
     });
-    expect(result.ok && result.signedHeaders).toEqual([
+    expect(result.ok && result.kind === 'credential' && result.signedHeaders).toEqual([
       'host',
       'range',
       'x-amz-content-sha256',
@@ -244,22 +239,24 @@ describe('header-form verification', () => {
   });
 
   it('accepts the second allowed region', async () => {
-    expect((await verifySigV4(await signedRequest({ region: 'auto' }), lookup, OPTIONS)).ok).toBe(true);
+    expect((await verifyTarget(await signedRequest({ region: 'auto' }), lookup, OPTIONS)).ok).toBe(true);
   });
 
   it('accepts either secret during a rotation grace period', async () => {
     const rotating = lookupOf({ [AKID]: [OLD_SECRET, SECRET] });
-    expect((await verifySigV4(await signedRequest({ secret: OLD_SECRET }), rotating, OPTIONS)).ok).toBe(true);
-    expect((await verifySigV4(await signedRequest({ secret: SECRET }), rotating, OPTIONS)).ok).toBe(true);
+    expect((await verifyTarget(await signedRequest({ secret: OLD_SECRET }), rotating, OPTIONS)).ok).toBe(
+      true,
+    );
+    expect((await verifyTarget(await signedRequest({ secret: SECRET }), rotating, OPTIONS)).ok).toBe(true);
     expectFailure(
-      await verifySigV4(await signedRequest({ secret: 'a-third-secret' }), rotating, OPTIONS),
+      await verifyTarget(await signedRequest({ secret: 'a-third-secret' }), rotating, OPTIONS),
       'SignatureDoesNotMatch',
     );
   });
 
   it('refuses a key with no valid secrets', async () => {
     expectFailure(
-      await verifySigV4(await signedRequest(), lookupOf({ [AKID]: [] }), OPTIONS),
+      await verifyTarget(await signedRequest(), lookupOf({ [AKID]: [] }), OPTIONS),
       'SignatureDoesNotMatch',
     );
   });
@@ -269,7 +266,7 @@ describe('header-form verification', () => {
     const request = await signedRequest({ path: '/bucket/~user/%E2%82%AC' });
     expect(request.rawTarget).toBe('/bucket/~user/%E2%82%AC');
     const respelled = { ...request, rawTarget: '/bucket/%7euser/%e2%82%ac' };
-    expect((await verifySigV4(respelled, lookup, OPTIONS)).ok).toBe(true);
+    expect((await verifyTarget(respelled, lookup, OPTIONS)).ok).toBe(true);
   });
 
   it('accepts a client that signed the escapes exactly as it sent them', async () => {
@@ -292,7 +289,7 @@ describe('header-form verification', () => {
       deriveSigningKey(SECRET, scope),
       stringToSign(amzDate, scope, canonical),
     );
-    const request: VerifyRequest = {
+    const request: TargetRequest = {
       method: 'GET',
       rawTarget: raw,
       headers: {
@@ -301,7 +298,7 @@ describe('header-form verification', () => {
       },
       now: NOW,
     };
-    expect((await verifySigV4(request, lookup, OPTIONS)).ok).toBe(true);
+    expect((await verifyTarget(request, lookup, OPTIONS)).ok).toBe(true);
   });
 
   it('accepts a request dated by a Date header only', async () => {
@@ -312,7 +309,7 @@ describe('header-form verification', () => {
     const canonical = buildCanonicalRequest({
       method: 'GET',
       canonicalUri: '/bucket/k',
-      canonicalQuery: canonicalQueryString(''),
+      canonicalQuery: '',
       headers,
       signedHeaders,
       payloadHash: EMPTY_SHA256,
@@ -321,7 +318,7 @@ describe('header-form verification', () => {
       deriveSigningKey(SECRET, scope),
       stringToSign('20250101T120000Z', scope, canonical),
     );
-    const request: VerifyRequest = {
+    const request: TargetRequest = {
       method: 'GET',
       rawTarget: '/bucket/k',
       headers: {
@@ -330,12 +327,12 @@ describe('header-form verification', () => {
       },
       now: NOW,
     };
-    expect((await verifySigV4(request, lookup, OPTIONS)).ok).toBe(true);
+    expect((await verifyTarget(request, lookup, OPTIONS)).ok).toBe(true);
   });
 
   it('refuses a malformed Authorization header with IncompleteSignature', async () => {
     const request = withHeaders(await signedRequest(), { authorization: 'AWS4-HMAC-SHA256 Credential=x' });
-    expectFailure(await verifySigV4(request, lookup, OPTIONS), 'IncompleteSignature');
+    expectFailure(await verifyTarget(request, lookup, OPTIONS), 'IncompleteSignature');
   });
 
   it('refuses a signature that does not cover host with IncompleteSignature', async () => {
@@ -345,35 +342,35 @@ describe('header-form verification', () => {
       'SignedHeaders=',
     );
     expectFailure(
-      await verifySigV4(withHeaders(request, { authorization }), lookup, OPTIONS),
+      await verifyTarget(withHeaders(request, { authorization }), lookup, OPTIONS),
       'IncompleteSignature',
     );
   });
 
   it('refuses a region outside the allowed list', async () => {
     expectFailure(
-      await verifySigV4(await signedRequest({ region: 'eu-west-1' }), lookup, OPTIONS),
+      await verifyTarget(await signedRequest({ region: 'eu-west-1' }), lookup, OPTIONS),
       'AuthorizationHeaderMalformedRegion',
     );
   });
 
   it('refuses a service other than s3', async () => {
     expectFailure(
-      await verifySigV4(await signedRequest({ service: 'iam' }), lookup, OPTIONS),
+      await verifyTarget(await signedRequest({ service: 'iam' }), lookup, OPTIONS),
       'AuthorizationHeaderMalformedService',
     );
   });
 
   it('refuses an unknown access key', async () => {
     expectFailure(
-      await verifySigV4(await signedRequest({ accessKeyId: 'GWUNKNOWN' }), lookup, OPTIONS),
+      await verifyTarget(await signedRequest({ accessKeyId: 'GWUNKNOWN' }), lookup, OPTIONS),
       'InvalidAccessKeyId',
     );
   });
 
   it('refuses a request without x-amz-date or Date', async () => {
     const request = withHeaders(await signedRequest(), { 'x-amz-date': undefined });
-    expectFailure(await verifySigV4(request, lookup, OPTIONS), 'MissingDateHeader');
+    expectFailure(await verifyTarget(request, lookup, OPTIONS), 'MissingDateHeader');
   });
 
   it.each(['2025-01-01T12:00:00Z', '20250101T120000', '20251301T120000Z', 'yesterday'])(
@@ -383,7 +380,7 @@ describe('header-form verification', () => {
         'x-amz-date': value,
         date: 'Wed, 01 Jan 2025 12:00:00 GMT',
       });
-      expectFailure(await verifySigV4(request, lookup, OPTIONS), 'MissingDateHeader');
+      expectFailure(await verifyTarget(request, lookup, OPTIONS), 'MissingDateHeader');
     },
   );
 
@@ -391,7 +388,7 @@ describe('header-form verification', () => {
     const request = await signedRequest();
     const authorization = String(request.headers.authorization).replace('/20250101/', '/20241231/');
     expectFailure(
-      await verifySigV4(withHeaders(request, { authorization }), lookup, OPTIONS),
+      await verifyTarget(withHeaders(request, { authorization }), lookup, OPTIONS),
       'SignatureDoesNotMatch',
     );
   });
@@ -401,7 +398,7 @@ describe('header-form verification', () => {
     ['ahead', 16],
   ])('refuses a clock 16 minutes %s with the skew details', async (_label, minutes) => {
     const request = await signedRequest({ signingDate: new Date(NOW.getTime() + minutes * 60_000) });
-    const result = await verifySigV4(request, lookup, OPTIONS);
+    const result = await verifyTarget(request, lookup, OPTIONS);
     expect(result).toEqual({
       ok: false,
       error: 'RequestTimeTooSkewed',
@@ -419,22 +416,22 @@ describe('header-form verification', () => {
     for (const direction of [-1, 1]) {
       const signingDate = new Date(NOW.getTime() + direction * FIFTEEN_MINUTES);
       const request = await signedRequest({ signingDate });
-      expect((await verifySigV4(request, lookup, OPTIONS)).ok, `${direction}`).toBe(true);
+      expect((await verifyTarget(request, lookup, OPTIONS)).ok, `${direction}`).toBe(true);
       // The same request a second later (behind) or earlier (ahead) is over the limit.
       const over = { ...request, now: new Date(NOW.getTime() - direction * 1000) };
-      expectFailure(await verifySigV4(over, lookup, OPTIONS), 'RequestTimeTooSkewed');
+      expectFailure(await verifyTarget(over, lookup, OPTIONS), 'RequestTimeTooSkewed');
     }
   });
 
   it('accepts a clock 14 minutes off', async () => {
     const request = await signedRequest({ signingDate: new Date(NOW.getTime() - 14 * 60_000) });
-    expect((await verifySigV4(request, lookup, OPTIONS)).ok).toBe(true);
+    expect((await verifyTarget(request, lookup, OPTIONS)).ok).toBe(true);
   });
 
   it('honours a configured skew allowance', async () => {
     const request = await signedRequest({ signingDate: new Date(NOW.getTime() - 2 * 60_000) });
     expectFailure(
-      await verifySigV4(request, lookup, { ...OPTIONS, maxSkewMs: 60_000 }),
+      await verifyTarget(request, lookup, { ...OPTIONS, maxSkewSeconds: 60 }),
       'RequestTimeTooSkewed',
     );
   });
@@ -450,14 +447,14 @@ describe('header-form verification', () => {
     });
     expect(signed.headers['x-amz-content-sha256']).toBeUndefined();
     const request = { method: 'GET', rawTarget: signed.rawTarget, headers: signed.headers, now: NOW };
-    expectFailure(await verifySigV4(request, lookup, OPTIONS), 'MissingContentSha256');
+    expectFailure(await verifyTarget(request, lookup, OPTIONS), 'MissingContentSha256');
   });
 
   it.each(['abc', 'UNSIGNED_PAYLOAD', 'g'.repeat(64), 'STREAMING-UNSIGNED-PAYLOAD'])(
     'refuses x-amz-content-sha256 %s',
     async (value) => {
       const request = await signedRequest({ headers: { 'x-amz-content-sha256': value } });
-      expectFailure(await verifySigV4(request, lookup, OPTIONS), 'InvalidContentSha256');
+      expectFailure(await verifyTarget(request, lookup, OPTIONS), 'InvalidContentSha256');
     },
   );
 
@@ -465,8 +462,8 @@ describe('header-form verification', () => {
     'accepts x-amz-content-sha256 %s and returns it',
     async (value) => {
       const request = await signedRequest({ method: 'PUT', headers: { 'x-amz-content-sha256': value } });
-      const result = await verifySigV4(request, lookup, OPTIONS);
-      expect(result.ok && result.payloadHash).toBe(value);
+      const result = await verifyTarget(request, lookup, OPTIONS);
+      expect(result.ok && result.kind === 'credential' && result.payloadMode).toBe(value);
     },
   );
 
@@ -474,20 +471,20 @@ describe('header-form verification', () => {
     'answers %s with SignedStreamingNotImplemented once the signature is good',
     async (mode) => {
       const good = await signedRequest({ method: 'PUT', headers: { 'x-amz-content-sha256': mode } });
-      expectFailure(await verifySigV4(good, lookup, OPTIONS), 'SignedStreamingNotImplemented');
+      expectFailure(await verifyTarget(good, lookup, OPTIONS), 'SignedStreamingNotImplemented');
       const forged = await signedRequest({
         method: 'PUT',
         headers: { 'x-amz-content-sha256': mode },
         secret: 'wrong',
       });
-      expectFailure(await verifySigV4(forged, lookup, OPTIONS), 'SignatureDoesNotMatch');
+      expectFailure(await verifyTarget(forged, lookup, OPTIONS), 'SignatureDoesNotMatch');
     },
   );
 
   describe('signature mismatches', () => {
     it('refuses the wrong secret', async () => {
       expectFailure(
-        await verifySigV4(await signedRequest({ secret: 'not-the-secret' }), lookup, OPTIONS),
+        await verifyTarget(await signedRequest({ secret: 'not-the-secret' }), lookup, OPTIONS),
         'SignatureDoesNotMatch',
       );
     });
@@ -495,20 +492,20 @@ describe('header-form verification', () => {
     it('refuses a changed signed header', async () => {
       const request = await signedRequest({ headers: { range: 'bytes=0-9' } });
       expectFailure(
-        await verifySigV4(withHeaders(request, { range: 'bytes=0-99' }), lookup, OPTIONS),
+        await verifyTarget(withHeaders(request, { range: 'bytes=0-99' }), lookup, OPTIONS),
         'SignatureDoesNotMatch',
       );
     });
 
     it('refuses a changed Host (a proxy rewrote it)', async () => {
       const request = withHeaders(await signedRequest(), { host: 'internal-backend:7480' });
-      expectFailure(await verifySigV4(request, lookup, OPTIONS), 'SignatureDoesNotMatch');
+      expectFailure(await verifyTarget(request, lookup, OPTIONS), 'SignatureDoesNotMatch');
     });
 
     it('refuses a changed path, query or method', async () => {
       const request = await signedRequest({ query: { prefix: 'a' } });
       expectFailure(
-        await verifySigV4(
+        await verifyTarget(
           { ...request, rawTarget: request.rawTarget.replace('/key.txt', '/other.txt') },
           lookup,
           OPTIONS,
@@ -516,7 +513,7 @@ describe('header-form verification', () => {
         'SignatureDoesNotMatch',
       );
       expectFailure(
-        await verifySigV4(
+        await verifyTarget(
           { ...request, rawTarget: request.rawTarget.replace('prefix=a', 'prefix=b') },
           lookup,
           OPTIONS,
@@ -524,20 +521,20 @@ describe('header-form verification', () => {
         'SignatureDoesNotMatch',
       );
       expectFailure(
-        await verifySigV4({ ...request, rawTarget: `${request.rawTarget}&acl` }, lookup, OPTIONS),
+        await verifyTarget({ ...request, rawTarget: `${request.rawTarget}&acl` }, lookup, OPTIONS),
         'SignatureDoesNotMatch',
       );
       expectFailure(
-        await verifySigV4({ ...request, method: 'DELETE' }, lookup, OPTIONS),
+        await verifyTarget({ ...request, method: 'DELETE' }, lookup, OPTIONS),
         'SignatureDoesNotMatch',
       );
     });
 
     it('refuses a normalised path: dot segments are signed as sent', async () => {
       const request = await signedRequest({ path: '/bucket/a/../key.txt' });
-      expect((await verifySigV4(request, lookup, OPTIONS)).ok).toBe(true);
+      expect((await verifyTarget(request, lookup, OPTIONS)).ok).toBe(true);
       expectFailure(
-        await verifySigV4({ ...request, rawTarget: '/bucket/key.txt' }, lookup, OPTIONS),
+        await verifyTarget({ ...request, rawTarget: '/bucket/key.txt' }, lookup, OPTIONS),
         'SignatureDoesNotMatch',
       );
     });
@@ -550,7 +547,7 @@ describe('header-form verification', () => {
       const authorization = String(request.headers.authorization).replace(';x-amz-content-sha256', '');
       // The header is no longer listed as signed, but the payload hash is still part of the canonical request.
       const changed = withHeaders(request, { authorization, 'x-amz-content-sha256': 'cd'.repeat(32) });
-      expectFailure(await verifySigV4(changed, lookup, OPTIONS), 'SignatureDoesNotMatch');
+      expectFailure(await verifyTarget(changed, lookup, OPTIONS), 'SignatureDoesNotMatch');
     });
   });
 
@@ -558,11 +555,11 @@ describe('header-form verification', () => {
     it('checks region and service before looking the key up', async () => {
       const counting = lookupOf({});
       expectFailure(
-        await verifySigV4(await signedRequest({ region: 'xx-1' }), counting, OPTIONS),
+        await verifyTarget(await signedRequest({ region: 'xx-1' }), counting, OPTIONS),
         'AuthorizationHeaderMalformedRegion',
       );
       expectFailure(
-        await verifySigV4(await signedRequest({ service: 'sts' }), counting, OPTIONS),
+        await verifyTarget(await signedRequest({ service: 'sts' }), counting, OPTIONS),
         'AuthorizationHeaderMalformedService',
       );
       expect(counting.calls).toEqual([]);
@@ -572,7 +569,7 @@ describe('header-form verification', () => {
       const request = withHeaders(await signedRequest({ accessKeyId: 'GWUNKNOWN' }), {
         'x-amz-date': undefined,
       });
-      expectFailure(await verifySigV4(request, lookup, OPTIONS), 'InvalidAccessKeyId');
+      expectFailure(await verifyTarget(request, lookup, OPTIONS), 'InvalidAccessKeyId');
     });
 
     it('reports skew before the content hash and the signature', async () => {
@@ -581,7 +578,7 @@ describe('header-form verification', () => {
         secret: 'wrong',
         headers: { 'x-amz-content-sha256': 'nonsense' },
       });
-      expectFailure(await verifySigV4(request, lookup, OPTIONS), 'RequestTimeTooSkewed');
+      expectFailure(await verifyTarget(request, lookup, OPTIONS), 'RequestTimeTooSkewed');
     });
 
     it('reports the content hash before the signature', async () => {
@@ -589,7 +586,7 @@ describe('header-form verification', () => {
         secret: 'wrong',
         headers: { 'x-amz-content-sha256': 'nonsense' },
       });
-      expectFailure(await verifySigV4(request, lookup, OPTIONS), 'InvalidContentSha256');
+      expectFailure(await verifyTarget(request, lookup, OPTIONS), 'InvalidContentSha256');
     });
   });
 
@@ -600,24 +597,24 @@ describe('header-form verification', () => {
       ...presigned,
       headers: { ...presigned.headers, authorization: String(header.headers.authorization) },
     };
-    expectFailure(await verifySigV4(both, lookup, OPTIONS), 'IncompleteSignature');
+    expectFailure(await verifyTarget(both, lookup, OPTIONS), 'IncompleteSignature');
   });
 
-  it('refuses an anonymous request', async () => {
-    expectFailure(
-      await verifySigV4(
-        { method: 'GET', rawTarget: '/bucket/k', headers: { host: HOST }, now: NOW },
-        lookup,
-        OPTIONS,
-      ),
-      'AnonymousAccessDenied',
+  it('reports a request without any signature as anonymous, looking nothing up', async () => {
+    const counting = lookupOf({ [AKID]: [SECRET] });
+    const result = await verifyTarget(
+      { method: 'GET', rawTarget: '/bucket/k', headers: { host: HOST }, now: NOW },
+      counting,
+      OPTIONS,
     );
+    expect(result).toMatchObject({ ok: true, kind: 'anonymous' });
+    expect(counting.calls).toEqual([]);
   });
 });
 
 describe('presigned verification', () => {
   it('accepts a URL presigned by the AWS SDK signer', async () => {
-    const result = await verifySigV4(
+    const result = await verifyTarget(
       await presignedRequest({ query: { 'response-content-type': 'text/plain; charset=utf-8' } }),
       lookup,
       OPTIONS,
@@ -625,7 +622,7 @@ describe('presigned verification', () => {
     expect(result).toMatchObject({
       ok: true,
       form: 'presigned',
-      payloadHash: 'UNSIGNED-PAYLOAD',
+      payloadMode: 'UNSIGNED-PAYLOAD',
       accessKeyId: AKID,
       expiresAt: new Date(NOW.getTime() + 3600_000),
     });
@@ -636,19 +633,19 @@ describe('presigned verification', () => {
       signingDate: new Date(NOW.getTime() - 3 * 86_400_000),
       expiresIn: 604_800,
     });
-    expect((await verifySigV4(request, lookup, OPTIONS)).ok).toBe(true);
+    expect((await verifyTarget(request, lookup, OPTIONS)).ok).toBe(true);
   });
 
   it('works up to the instant its lifetime ends, and not a millisecond after', async () => {
     const signingDate = new Date(NOW.getTime() - 604_800_000);
     const atTheEnd = await presignedRequest({ signingDate, expiresIn: 604_800 });
-    expect(await verifySigV4(atTheEnd, lookup, OPTIONS)).toMatchObject({ ok: true, expiresAt: NOW });
+    expect(await verifyTarget(atTheEnd, lookup, OPTIONS)).toMatchObject({ ok: true, expiresAt: NOW });
     const after = await presignedRequest({
       signingDate,
       expiresIn: 604_800,
       now: new Date(NOW.getTime() + 1),
     });
-    expectFailure(await verifySigV4(after, lookup, OPTIONS), 'PresignedUrlExpired');
+    expectFailure(await verifyTarget(after, lookup, OPTIONS), 'PresignedUrlExpired');
   });
 
   it('refuses an expired URL with PresignedUrlExpired', async () => {
@@ -656,7 +653,7 @@ describe('presigned verification', () => {
       signingDate: new Date(NOW.getTime() - 3601_000),
       expiresIn: 3600,
     });
-    expectFailure(await verifySigV4(request, lookup, OPTIONS), 'PresignedUrlExpired');
+    expectFailure(await verifyTarget(request, lookup, OPTIONS), 'PresignedUrlExpired');
   });
 
   it('refuses a forged expired URL with SignatureDoesNotMatch (no probing of expiry)', async () => {
@@ -665,7 +662,7 @@ describe('presigned verification', () => {
       expiresIn: 3600,
       secret: 'forged',
     });
-    expectFailure(await verifySigV4(request, lookup, OPTIONS), 'SignatureDoesNotMatch');
+    expectFailure(await verifyTarget(request, lookup, OPTIONS), 'SignatureDoesNotMatch');
   });
 
   it('refuses a lifetime over 7 days before looking at the signature', async () => {
@@ -674,14 +671,14 @@ describe('presigned verification', () => {
       ...request,
       rawTarget: request.rawTarget.replace('X-Amz-Expires=3600', 'X-Amz-Expires=604801'),
     };
-    expectFailure(await verifySigV4(tooLong, lookup, OPTIONS), 'PresignedLifetimeTooLong');
+    expectFailure(await verifyTarget(tooLong, lookup, OPTIONS), 'PresignedLifetimeTooLong');
     const counting = lookupOf({});
-    expectFailure(await verifySigV4(tooLong, counting, OPTIONS), 'PresignedLifetimeTooLong');
+    expectFailure(await verifyTarget(tooLong, counting, OPTIONS), 'PresignedLifetimeTooLong');
     expect(counting.calls).toEqual([]);
   });
 
   it('accepts exactly 7 days', async () => {
-    expect((await verifySigV4(await presignedRequest({ expiresIn: 604_800 }), lookup, OPTIONS)).ok).toBe(
+    expect((await verifyTarget(await presignedRequest({ expiresIn: 604_800 }), lookup, OPTIONS)).ok).toBe(
       true,
     );
   });
@@ -689,37 +686,37 @@ describe('presigned verification', () => {
   it('refuses a URL missing a required parameter', async () => {
     const request = await presignedRequest();
     const stripped = { ...request, rawTarget: request.rawTarget.replace(/&?X-Amz-SignedHeaders=[^&]*/, '') };
-    expectFailure(await verifySigV4(stripped, lookup, OPTIONS), 'AuthorizationQueryParametersMalformed');
+    expectFailure(await verifyTarget(stripped, lookup, OPTIONS), 'AuthorizationQueryParametersMalformed');
   });
 
   it('refuses a region outside the allowed list', async () => {
     expectFailure(
-      await verifySigV4(await presignedRequest({ region: 'eu-west-1' }), lookup, OPTIONS),
+      await verifyTarget(await presignedRequest({ region: 'eu-west-1' }), lookup, OPTIONS),
       'AuthorizationQueryParametersRegion',
     );
   });
 
   it('refuses a service other than s3', async () => {
     expectFailure(
-      await verifySigV4(await presignedRequest({ service: 'iam' }), lookup, OPTIONS),
+      await verifyTarget(await presignedRequest({ service: 'iam' }), lookup, OPTIONS),
       'AuthorizationQueryParametersService',
     );
   });
 
   it('refuses an unknown access key', async () => {
     expectFailure(
-      await verifySigV4(await presignedRequest({ accessKeyId: 'GWUNKNOWN' }), lookup, OPTIONS),
+      await verifyTarget(await presignedRequest({ accessKeyId: 'GWUNKNOWN' }), lookup, OPTIONS),
       'InvalidAccessKeyId',
     );
   });
 
   it('refuses a URL dated more than 15 minutes in the future', async () => {
     const request = await presignedRequest({ signingDate: new Date(NOW.getTime() + 16 * 60_000) });
-    const result = await verifySigV4(request, lookup, OPTIONS);
+    const result = await verifyTarget(request, lookup, OPTIONS);
     expectFailure(result, 'RequestTimeTooSkewed');
     expect(!result.ok && result.details?.RequestTime).toBe('20250101T121600Z');
     const nearFuture = await presignedRequest({ signingDate: new Date(NOW.getTime() + 14 * 60_000) });
-    expect((await verifySigV4(nearFuture, lookup, OPTIONS)).ok).toBe(true);
+    expect((await verifyTarget(nearFuture, lookup, OPTIONS)).ok).toBe(true);
   });
 
   it('refuses a malformed X-Amz-Date', async () => {
@@ -728,15 +725,15 @@ describe('presigned verification', () => {
       ...request,
       rawTarget: request.rawTarget.replace('X-Amz-Date=20250101T120000Z', 'X-Amz-Date=2025-01-01'),
     };
-    expectFailure(await verifySigV4(broken, lookup, OPTIONS), 'AuthorizationQueryParametersMalformed');
+    expectFailure(await verifyTarget(broken, lookup, OPTIONS), 'AuthorizationQueryParametersMalformed');
   });
 
   it('refuses a URL whose signed parameters were changed', async () => {
     const request = await presignedRequest({ query: { 'response-content-disposition': 'inline' } });
     const changed = { ...request, rawTarget: request.rawTarget.replace('inline', 'attachment') };
-    expectFailure(await verifySigV4(changed, lookup, OPTIONS), 'SignatureDoesNotMatch');
+    expectFailure(await verifyTarget(changed, lookup, OPTIONS), 'SignatureDoesNotMatch');
     const method = { ...request, method: 'PUT' };
-    expectFailure(await verifySigV4(method, lookup, OPTIONS), 'SignatureDoesNotMatch');
+    expectFailure(await verifyTarget(method, lookup, OPTIONS), 'SignatureDoesNotMatch');
   });
 
   it('refuses a URL without host in X-Amz-SignedHeaders', async () => {
@@ -745,17 +742,45 @@ describe('presigned verification', () => {
       ...request,
       rawTarget: request.rawTarget.replace('X-Amz-SignedHeaders=host', 'X-Amz-SignedHeaders=range'),
     };
-    expectFailure(await verifySigV4(noHost, lookup, OPTIONS), 'IncompleteSignature');
+    expectFailure(await verifyTarget(noHost, lookup, OPTIONS), 'IncompleteSignature');
   });
 });
 
 describe('SigV4Verifier', () => {
-  it('verifies through its own signing-key cache', async () => {
-    const signingKeys = new SigningKeyCache();
-    const verifier = new SigV4Verifier(lookup, { ...OPTIONS, signingKeys });
-    expect((await verifier.verify(await signedRequest())).ok).toBe(true);
-    expect((await verifier.verify(await signedRequest({ query: { a: '1' } }))).ok).toBe(true);
-    expect(signingKeys.size).toBe(1);
-    expectFailure(await verifier.verify(await signedRequest({ secret: 'wrong' })), 'SignatureDoesNotMatch');
+  it('returns the record its lookup found, so callers need not look it up again', async () => {
+    const record = { secrets: [SECRET], name: 'the record' };
+    const verifier = verifierOf(async (id) => (id === AKID ? record : null), OPTIONS);
+    const result = await verifier.authenticate(verifyRequestOf(await signedRequest()));
+    expect(result.ok && result.kind === 'credential' && result.credential).toBe(record);
+  });
+
+  it('keeps verifying with the signing keys it derived, and refuses a wrong secret', async () => {
+    const verifier = verifierOf(lookup, OPTIONS);
+    expect((await verifier.authenticate(verifyRequestOf(await signedRequest()))).ok).toBe(true);
+    const another = verifyRequestOf(await signedRequest({ query: { a: '1' } }));
+    expect((await verifier.authenticate(another)).ok).toBe(true);
+    expectFailure(
+      await verifier.authenticate(verifyRequestOf(await signedRequest({ secret: 'wrong' }))),
+      'SignatureDoesNotMatch',
+    );
+  });
+
+  it('plans the body of an upload from the signed payload mode, and none for a GET', async () => {
+    const put = await signedRequest({
+      method: 'PUT',
+      headers: {
+        'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+        'content-length': '5',
+        'content-md5': 'XUFAKrxLKna5cZ2REBfFkg==',
+      },
+    });
+    expect(await verifyTarget(put, lookup, OPTIONS)).toMatchObject({
+      ok: true,
+      bodyPlan: { ok: true, verified: true, decodedLength: 5, contentMd5: 'XUFAKrxLKna5cZ2REBfFkg==' },
+    });
+    expect(await verifyTarget(await signedRequest(), lookup, OPTIONS)).toMatchObject({
+      ok: true,
+      bodyPlan: { ok: true, verified: false },
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { CLOSED_LABEL_VALUES, ORGANISATION_OVERFLOW_LABEL } from '../../../../src/observability/metrics.js';
-import { S3_ERRORS } from '../../../../src/s3/errors.js';
+import { S3_ERRORS } from '../../../../src/protocol/errors.js';
 import { parsePromQL, selectorsOf, type Matcher } from './promql.js';
 
 /**

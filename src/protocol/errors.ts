@@ -1,0 +1,344 @@
+/**
+ * The S3 error catalogue: every error the storage endpoint can produce, as data. Each entry names
+ * the S3 code clients switch on, the HTTP status, the message, and, for a refusal at the edge, the
+ * reason it is counted under (`gateway_s3_refusals_total{reason}`). Nothing else writes error
+ * XML: code throws an {@link S3Error} naming an entry and the pipeline renders it.
+ */
+import { escapeXml } from './xml.js';
+
+/** Why the storage endpoint refused a request at the edge; a closed set, so the metric label stays bounded. */
+export const REFUSAL_REASONS = [
+  'signature',
+  'unknown_key',
+  'expired',
+  'scope',
+  'suspended',
+  'skew',
+  'presign_expired',
+  'malformed',
+  'ban',
+  'bot_protection',
+  'anonymous',
+  'checksum',
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+export interface S3ErrorDefinition {
+  /** The S3 error code clients switch on. */
+  readonly code: string;
+  readonly status: number;
+  readonly message: string;
+  /** Set for refusals at the edge: what the refusal metric counts it as. */
+  readonly reason: RefusalReason | null;
+}
+
+function entry(
+  code: string,
+  status: number,
+  message: string,
+  reason: RefusalReason | null = null,
+): S3ErrorDefinition {
+  return { code, status, message, reason };
+}
+
+const SIGNATURE_MISMATCH =
+  'The request signature we calculated does not match the signature you provided. Check your key and signing method.';
+
+export const S3_ERRORS = {
+  // Refused at the edge: authentication (service-spec §7).
+  SignatureDoesNotMatch: entry('SignatureDoesNotMatch', 403, SIGNATURE_MISMATCH, 'signature'),
+  /** Keys with `.` or `..` segments: the spec's answer, counted as the ban it is. */
+  DotSegmentKey: entry('SignatureDoesNotMatch', 403, SIGNATURE_MISMATCH, 'ban'),
+  InvalidAccessKeyId: entry(
+    'InvalidAccessKeyId',
+    403,
+    'The AWS Access Key Id you provided does not exist in our records.',
+    'unknown_key',
+  ),
+  ExpiredAccessKey: entry('AccessDenied', 403, 'This access key has expired.', 'expired'),
+  BucketAccessDenied: entry('AccessDenied', 403, 'Access to this bucket is denied.', 'scope'),
+  PresignedUrlExpired: entry('AccessDenied', 403, 'The presigned URL has expired.', 'presign_expired'),
+  PresignedLifetimeTooLong: entry(
+    'AccessDenied',
+    403,
+    'X-Amz-Expires must be at most 604800 seconds (7 days).',
+    'presign_expired',
+  ),
+  IncompleteSignature: entry('AccessDenied', 403, 'The request signature is incomplete.', 'malformed'),
+  AnonymousAccessDenied: entry('AccessDenied', 403, 'Access Denied', 'anonymous'),
+  AccountProblem: entry(
+    'AccountProblem',
+    403,
+    'There is a problem with your account that prevents the operation from completing successfully.',
+    'suspended',
+  ),
+  RequestTimeTooSkewed: entry(
+    'RequestTimeTooSkewed',
+    403,
+    "The difference between the request time and the server's time is too large.",
+    'skew',
+  ),
+  AuthorizationHeaderMalformedRegion: entry(
+    'AuthorizationHeaderMalformed',
+    400,
+    'The authorization header is malformed; the region in the credential scope is not accepted by this endpoint.',
+    'malformed',
+  ),
+  AuthorizationHeaderMalformedService: entry(
+    'AuthorizationHeaderMalformed',
+    400,
+    "The authorization header is malformed; incorrect service in the credential scope. This endpoint belongs to 's3'.",
+    'malformed',
+  ),
+  AuthorizationQueryParametersRegion: entry(
+    'AuthorizationQueryParametersError',
+    400,
+    'Error parsing the X-Amz-Credential parameter; the region in the credential scope is not accepted by this endpoint.',
+    'malformed',
+  ),
+  AuthorizationQueryParametersService: entry(
+    'AuthorizationQueryParametersError',
+    400,
+    "Error parsing the X-Amz-Credential parameter; incorrect service. This endpoint belongs to 's3'.",
+    'malformed',
+  ),
+  AuthorizationQueryParametersMalformed: entry(
+    'AuthorizationQueryParametersError',
+    400,
+    'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.',
+    'malformed',
+  ),
+  MissingDateHeader: entry(
+    'AccessDenied',
+    403,
+    'AWS authentication requires a valid Date or x-amz-date header',
+    'malformed',
+  ),
+  MissingContentSha256: entry(
+    'InvalidRequest',
+    400,
+    'Missing required header for this request: x-amz-content-sha256',
+    'malformed',
+  ),
+  InvalidContentSha256: entry(
+    'InvalidArgument',
+    400,
+    'x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER or a hex SHA-256 digest',
+    'malformed',
+  ),
+
+  // Wrong shape of request.
+  NoSuchBucket: entry('NoSuchBucket', 404, 'The specified bucket does not exist.'),
+  NoSuchKey: entry('NoSuchKey', 404, 'The specified key does not exist.'),
+  MethodNotAllowed: entry(
+    'MethodNotAllowed',
+    405,
+    'The specified method is not allowed against this resource. Bucket configuration is managed through the control plane.',
+  ),
+  SignedStreamingNotImplemented: entry(
+    'NotImplemented',
+    501,
+    'STREAMING-AWS4-HMAC-SHA256-PAYLOAD is not implemented; use UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER or a signed payload hash.',
+    'ban',
+  ),
+  StorageClassNotImplemented: entry(
+    'NotImplemented',
+    501,
+    'Only the STANDARD storage class is implemented.',
+    'ban',
+  ),
+  OperationNotImplemented: entry(
+    'NotImplemented',
+    501,
+    'A header or query you provided implies functionality that is not implemented.',
+  ),
+  AclNotImplemented: entry(
+    'NotImplemented',
+    501,
+    'Only a private (owner full control) ACL is implemented.',
+    'ban',
+  ),
+  ConditionalReadRefused: entry(
+    'InvalidRequest',
+    400,
+    'Conditional GET requests (If-Match, If-None-Match, If-Modified-Since) are not supported.',
+    'ban',
+  ),
+  EntityTooSmall: entry(
+    'EntityTooSmall',
+    400,
+    'Your proposed upload is smaller than the minimum allowed object size.',
+  ),
+  BadDigest: entry(
+    'BadDigest',
+    400,
+    'The Content-MD5 or checksum value that you specified did not match what the server received.',
+    'checksum',
+  ),
+  XAmzContentSHA256Mismatch: entry(
+    'XAmzContentSHA256Mismatch',
+    400,
+    "The provided 'x-amz-content-sha256' header does not match what was computed.",
+    'checksum',
+  ),
+  InvalidDigest: entry(
+    'InvalidDigest',
+    400,
+    'The Content-MD5 or checksum value that you specified is not valid.',
+    'checksum',
+  ),
+  InvalidChunkedEncoding: entry('InvalidRequest', 400, 'The aws-chunked body is malformed.', 'checksum'),
+  MultipleChecksums: entry(
+    'InvalidRequest',
+    400,
+    'Expecting a single x-amz-checksum- header or trailer; more than one checksum was sent.',
+    'checksum',
+  ),
+  MissingTrailer: entry(
+    'InvalidRequest',
+    400,
+    'The x-amz-trailer checksum declared by the request was not sent.',
+    'checksum',
+  ),
+  UnsupportedChecksumAlgorithm: entry(
+    'InvalidRequest',
+    400,
+    'Value for x-amz-checksum-algorithm or x-amz-trailer is not supported.',
+    'checksum',
+  ),
+  IncompleteBody: entry(
+    'IncompleteBody',
+    400,
+    'You did not provide the number of bytes specified by the Content-Length HTTP header.',
+    'checksum',
+  ),
+  MissingContentLength: entry(
+    'MissingContentLength',
+    411,
+    'You must provide the Content-Length HTTP header.',
+  ),
+  InvalidCopySource: entry(
+    'InvalidArgument',
+    400,
+    'Copy Source must mention the source bucket and key: sourcebucket/sourcekey, URL-encoded, without dot segments.',
+    'ban',
+  ),
+  UploadPartCopyPercentKey: entry(
+    'NotImplemented',
+    501,
+    'UploadPartCopy from a source key containing "%" is not supported; copy the object with CopyObject or upload the part.',
+    'ban',
+  ),
+  InvalidHeaderParameter: entry(
+    'InvalidArgument',
+    400,
+    'A query parameter that stands for a header holds characters no header can carry.',
+  ),
+  InvalidBucketName: entry('InvalidBucketName', 400, 'The specified bucket is not valid.'),
+  InvalidURI: entry('InvalidURI', 400, "Couldn't parse the specified URI."),
+  MissingHostHeader: entry('InvalidRequest', 400, 'Missing required header for this request: Host'),
+  MalformedHttpRequest: entry('InvalidRequest', 400, 'The request is not valid HTTP/1.1.'),
+  UnsupportedMethod: entry(
+    'MethodNotAllowed',
+    405,
+    'The specified method is not allowed against this resource.',
+  ),
+  RequestHeaderSectionTooLarge: entry(
+    'RequestHeaderSectionTooLarge',
+    400,
+    'Your request header section exceeds the maximum allowed size.',
+  ),
+  KeyTooLong: entry('KeyTooLongError', 400, 'Your key is too long.'),
+  MalformedXML: entry(
+    'MalformedXML',
+    400,
+    'The XML you provided was not well-formed or did not validate against our published schema.',
+  ),
+  RequestTimeout: entry(
+    'RequestTimeout',
+    400,
+    'Your socket connection to the server was not read from or written to within the timeout period.',
+  ),
+  CorsPreflightRefused: entry('AccessForbidden', 403, 'CORSResponse: This CORS request is not allowed.'),
+  MissingCorsHeaders: entry('BadRequest', 400, 'Insufficient information. Origin request header needed.'),
+  InvalidCorsRequestMethod: entry('BadRequest', 400, 'Invalid Access-Control-Request-Method.'),
+  MalformedACL: entry(
+    'MalformedACLError',
+    400,
+    'The XML you provided was not well-formed or did not validate against our published schema.',
+  ),
+  MissingAcl: entry(
+    'MissingSecurityHeader',
+    400,
+    'Your request was missing a required header: x-amz-acl, or an AccessControlPolicy body.',
+  ),
+
+  // The gateway or its backend. Backend error answers without an S3 error document of their own
+  // are told by status with these (s3/upstream/outcome.ts).
+  BackendAccessDenied: entry('AccessDenied', 403, 'Access Denied'),
+  PreconditionFailed: entry(
+    'PreconditionFailed',
+    412,
+    'At least one of the pre-conditions you specified did not hold.',
+  ),
+  InvalidRange: entry('InvalidRange', 416, 'The requested range is not satisfiable.'),
+  BackendRejectedRequest: entry('InvalidRequest', 400, 'The object store refused the request.'),
+  ServiceUnavailable: entry(
+    'ServiceUnavailable',
+    503,
+    'The object store behind this endpoint is unavailable. Please retry.',
+  ),
+  SlowDown: entry('SlowDown', 503, 'Please reduce your request rate.'),
+  InternalError: entry('InternalError', 500, 'We encountered an internal error. Please try again.'),
+} as const satisfies Record<string, S3ErrorDefinition>;
+
+export type S3ErrorKey = keyof typeof S3_ERRORS;
+
+/** Thrown by pipeline steps; the pipeline turns it into the XML response. */
+export class S3Error extends Error {
+  readonly key: S3ErrorKey;
+  readonly definition: S3ErrorDefinition;
+  /** Extra elements S3 puts in some error documents (e.g. RequestTime, ServerTime). */
+  readonly details: Readonly<Record<string, string>>;
+
+  constructor(key: S3ErrorKey, details: Readonly<Record<string, string>> = NO_DETAILS) {
+    const definition = S3_ERRORS[key];
+    super(`${definition.code}: ${definition.message}`);
+    this.name = 'S3Error';
+    this.key = key;
+    this.definition = definition;
+    this.details = details;
+  }
+
+  get status(): number {
+    return this.definition.status;
+  }
+
+  get code(): string {
+    return this.definition.code;
+  }
+}
+
+const NO_DETAILS: Readonly<Record<string, string>> = Object.freeze({});
+
+export function isS3Error(value: unknown): value is S3Error {
+  return value instanceof S3Error;
+}
+
+export interface RenderContext {
+  readonly requestId: string;
+  /** The bucket or object the request addressed, as S3 reports it in <Resource>. */
+  readonly resource?: string | undefined;
+}
+
+/** The S3 error document for a catalogue entry. */
+export function renderS3Error(
+  definition: Pick<S3ErrorDefinition, 'code' | 'message'>,
+  context: RenderContext,
+  details: Readonly<Record<string, string>> = NO_DETAILS,
+): string {
+  let document = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${escapeXml(definition.code)}</Code><Message>${escapeXml(definition.message)}</Message>`;
+  for (const [name, value] of Object.entries(details)) document += `<${name}>${escapeXml(value)}</${name}>`;
+  if (context.resource !== undefined) document += `<Resource>${escapeXml(context.resource)}</Resource>`;
+  return `${document}<RequestId>${escapeXml(context.requestId)}</RequestId></Error>`;
+}

@@ -1,0 +1,110 @@
+/**
+ * The query string of an S3 request: its parameters in arrival order, each with the raw spelling
+ * (what SigV4 canonicalises) and the decoded text (what S3 means), and the names with a fixed
+ * meaning: the presigned-URL parameters.
+ */
+import { lenientPercentDecode, sigV4Encode, strictPercentDecode } from './encoding.js';
+
+export interface QueryParameter {
+  /** Decoded name, case as sent. */
+  readonly name: string;
+  /** Decoded value; '' for a bare subresource such as `?uploads`. */
+  readonly value: string;
+  /** True when the parameter had no `=` at all. */
+  readonly bare: boolean;
+  /** The name exactly as received, still percent-encoded. */
+  readonly rawName: string;
+  /** The value exactly as received, still percent-encoded; '' when bare. */
+  readonly rawValue: string;
+  /** False when an escape is malformed or decodes to bytes that are not UTF-8 (then decoded leniently). */
+  readonly wellFormed: boolean;
+}
+
+function decode(raw: string): { text: string; wellFormed: boolean } {
+  const strict = strictPercentDecode(raw);
+  return strict === null
+    ? { text: lenientPercentDecode(raw), wellFormed: false }
+    : { text: strict, wellFormed: true };
+}
+
+/** Splits a raw query string (no leading `?`). Empty pieces (`a=1&&b=2`, a trailing `&`) carry no parameter. */
+export function parseQuery(rawQuery: string): QueryParameter[] {
+  const parameters: QueryParameter[] = [];
+  if (rawQuery === '') return parameters;
+  for (const piece of rawQuery.split('&')) {
+    if (piece === '') continue;
+    const equals = piece.indexOf('=');
+    const rawName = equals === -1 ? piece : piece.slice(0, equals);
+    const rawValue = equals === -1 ? '' : piece.slice(equals + 1);
+    const name = decode(rawName);
+    const value = decode(rawValue);
+    parameters.push({
+      name: name.text,
+      value: value.text,
+      bare: equals === -1,
+      rawName,
+      rawValue,
+      wellFormed: name.wellFormed && value.wellFormed,
+    });
+  }
+  return parameters;
+}
+
+/** The value of a query parameter (first occurrence), or undefined. */
+export function queryValue(query: readonly QueryParameter[], name: string): string | undefined {
+  for (const parameter of query) if (parameter.name === name) return parameter.value;
+  return undefined;
+}
+
+/** A parameter built by the gateway (for its own requests to the store). */
+export function queryParameter(name: string, value: string): QueryParameter {
+  return {
+    name,
+    value,
+    bare: false,
+    rawName: sigV4Encode(name),
+    rawValue: sigV4Encode(value),
+    wellFormed: true,
+  };
+}
+
+/** The query as sent on the wire: SigV4 encoding, so what a store canonicalises is what was signed. */
+export function encodeQuery(query: readonly Pick<QueryParameter, 'name' | 'value' | 'bare'>[]): string {
+  let encoded = '';
+  for (const parameter of query) {
+    if (encoded !== '') encoded += '&';
+    encoded += parameter.bare
+      ? sigV4Encode(parameter.name)
+      : `${sigV4Encode(parameter.name)}=${sigV4Encode(parameter.value)}`;
+  }
+  return encoded;
+}
+
+/** Presigned-URL query parameters (names are case-sensitive, as clients send them). */
+export const PRESIGN_PARAMS = {
+  algorithm: 'X-Amz-Algorithm',
+  credential: 'X-Amz-Credential',
+  date: 'X-Amz-Date',
+  expires: 'X-Amz-Expires',
+  signedHeaders: 'X-Amz-SignedHeaders',
+  signature: 'X-Amz-Signature',
+  securityToken: 'X-Amz-Security-Token',
+  /** Optional; the AWS SDK presigner adds it with UNSIGNED-PAYLOAD. */
+  contentSha256: 'X-Amz-Content-Sha256',
+} as const;
+
+/** The presigned parameters in lower case: they carry the signature itself, never a header, never forwarded. */
+const PRESIGN_AUTH_PARAMETERS: ReadonlySet<string> = new Set(
+  Object.values(PRESIGN_PARAMS).map((name) => name.toLowerCase()),
+);
+
+export function isPresignAuthParameter(name: string): boolean {
+  return PRESIGN_AUTH_PARAMETERS.has(name.toLowerCase());
+}
+
+/** An `x-amz-*` query parameter that stands for a header (presigned URLs hoist headers into the query). */
+export function isHoistedHeaderParameter(name: string): boolean {
+  if (name.length < 6) return false;
+  const lower = name.toLowerCase();
+  return lower.startsWith('x-amz-') && !PRESIGN_AUTH_PARAMETERS.has(lower);
+}

@@ -1,0 +1,38 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { renderS3Error, S3_ERRORS, type S3ErrorKey } from '../../protocol/errors.js';
+import { newRequestId } from '../request-id.js';
+
+/** Node's HTTP parser error codes, and the catalogue entry each is answered with. */
+const PARSER_ERRORS: Readonly<Record<string, S3ErrorKey>> = {
+  HPE_INVALID_METHOD: 'UnsupportedMethod',
+  HPE_HEADER_OVERFLOW: 'RequestHeaderSectionTooLarge',
+  ERR_HTTP_REQUEST_TIMEOUT: 'RequestTimeout',
+  HPE_HEADERS_TIMEOUT: 'RequestTimeout',
+};
+
+/**
+ * Requests Node refuses before the pipeline sees them (unparsable, an unknown method, headers too
+ * large, both Content-Length and Transfer-Encoding): they still get an S3 error document with a
+ * request id, then the connection is closed since its framing can no longer be trusted.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const definition = S3_ERRORS[PARSER_ERRORS[error.code ?? ''] ?? 'MalformedHttpRequest'];
+  const requestId = newRequestId();
+  const body = renderS3Error(definition, { requestId });
+  socket.end(
+    [
+      `HTTP/1.1 ${definition.status} ${STATUS_CODES[definition.status] ?? 'Error'}`,
+      'content-type: application/xml',
+      `content-length: ${Buffer.byteLength(body)}`,
+      `x-amz-request-id: ${requestId}`,
+      'connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+}

@@ -1,0 +1,184 @@
+/**
+ * The storage endpoint: a raw node:http pipeline of small steps, in this order, each taking the
+ * stage the one before produced (stages.ts):
+ *
+ *   arrive → bot protection → address (bucket, key, operation) → CORS (and preflights)
+ *   → authenticate → authorise → bans → plan the body
+ *   → the gateway's own answers (ListBuckets, location, ACLs, multipart completion)
+ *     or forward to the object store (re-signed, body verified on its way).
+ *
+ * Each step refuses by throwing an S3Error; this module turns it into the error document. Metrics,
+ * usage and the access log are recorded when the response is over (observe.ts). Wire it to both
+ * 'request' and 'checkContinue', so `Expect: 100-continue` is answered only when a body is
+ * actually wanted, after authentication and authorisation.
+ */
+import type http from 'node:http';
+import { BackendConnection } from '../backend/connection.js';
+import type { ObjectStoreBackend } from '../backend/object-store.js';
+import type { GatewayConfig } from '../config/schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import { isS3Error, S3Error } from '../protocol/errors.js';
+import type { Store } from '../store/index.js';
+import { LastUsedRecorder } from '../store/last-used.js';
+import type { CredentialRecord } from '../store/records.js';
+import type { SigV4Verifier } from '../sigv4/verify.js';
+import { renderBucketLocation } from './answers/bucket-location.js';
+import { answerListBuckets } from './answers/list-buckets.js';
+import { answerLiveness, isLivenessProbe } from './answers/liveness.js';
+import { answerGetObjectAcl, answerPutObjectAcl } from './answers/object-acl.js';
+import { answerPreflight } from './answers/preflight.js';
+import { Exchange } from './exchange.js';
+import { observe, type Observers } from './observe.js';
+import { sendError, sendHtml, sendXml } from './respond.js';
+import type { Authorised, Planned } from './stages.js';
+import { address, arrive } from './steps/address.js';
+import { authenticate, createVerifier } from './steps/authenticate.js';
+import { authorise } from './steps/authorise.js';
+import { enforceBans } from './steps/bans.js';
+import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './steps/bot-protection.js';
+import { applyCors } from './steps/cors.js';
+import { completeMultipartUpload } from './upstream/completion.js';
+import { forward } from './upstream/forward.js';
+import { isObjectMissing } from './upstream/probe.js';
+import { Upstream } from './upstream/upstream.js';
+
+/** What the storage endpoint is built from. */
+export interface StorageServices {
+  readonly config: GatewayConfig;
+  readonly store: Pick<Store, 'cache' | 'buckets' | 'credentials' | 'usage'>;
+  readonly backend: Pick<ObjectStoreBackend, 'endpoint' | 'region' | 'credentials'>;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+  /** Where the one line per request goes (the logger unless given). */
+  readonly accessLog?: Logger;
+}
+
+/** The storage endpoint's request listener; `close()` releases its backend connections once the server drained. */
+export interface S3Listener {
+  (request: http.IncomingMessage, response: http.ServerResponse): void;
+  close(): Promise<void>;
+}
+
+interface Pipeline {
+  readonly services: StorageServices;
+  readonly verifier: SigV4Verifier<CredentialRecord>;
+  readonly upstream: Upstream;
+  readonly lastUsed: LastUsedRecorder;
+  readonly observers: Observers;
+}
+
+export function createS3Listener(services: StorageServices): S3Listener {
+  const { config, store, metrics, logger } = services;
+  const connection = new BackendConnection(services.backend, {
+    timeoutMs: config.backend.timeoutSeconds * 1000,
+  });
+  const pipeline: Pipeline = {
+    services,
+    verifier: createVerifier(store.cache, {
+      regions: config.s3.regions,
+      maxSkewSeconds: config.s3.maxSkewSeconds,
+    }),
+    upstream: new Upstream(connection, metrics, logger),
+    lastUsed: new LastUsedRecorder((ids, at) => store.credentials.touchLastUsed(ids, at), {
+      onError: (error) => logger.warn({ err: error }, 'could not record credential last use'),
+    }),
+    observers: { metrics, accessLog: services.accessLog ?? logger, usage: store.usage },
+  };
+  const domain = config.s3.domain;
+  const listener = (request: http.IncomingMessage, response: http.ServerResponse): void => {
+    // Probes are answered before anything else and kept out of the request metrics.
+    if (isLivenessProbe(request, domain)) return answerLiveness(request, response);
+    const exchange = new Exchange(request, response);
+    observe(exchange, pipeline.observers);
+    handle(exchange, pipeline).catch((error: unknown) => fail(exchange, pipeline, error));
+  };
+  return Object.assign(listener, { close: () => connection.close() });
+}
+
+async function handle(exchange: Exchange, pipeline: Pipeline): Promise<void> {
+  const { config, store } = pipeline.services;
+  const arrived = arrive(exchange);
+  if (
+    requiresChallenge(config.s3.botProtection, {
+      signed: arrived.signed,
+      userAgent: exchange.headers['user-agent'],
+    })
+  ) {
+    exchange.errorCode = 'BotChallenge';
+    exchange.refusalReason = 'bot_protection';
+    sendHtml(exchange, CHALLENGE_STATUS, CHALLENGE_PAGE);
+    return;
+  }
+  const addressed = address(arrived, config.s3.domain);
+  const known = await applyCors(addressed, store.cache);
+  if (addressed.classification.ok && addressed.classification.operation.name === 'CorsPreflight') {
+    return answerPreflight(addressed, store.cache);
+  }
+  const authenticated = await authenticate(addressed, pipeline.verifier);
+  if (authenticated.identity.kind === 'credential')
+    pipeline.lastUsed.used(authenticated.identity.credential.accessKeyId);
+  const authorised = await authorise(authenticated, store.cache, known);
+  enforceBans(authorised);
+  await perform(plan(authorised), pipeline);
+}
+
+/** The body plan's refusal, if any: after authorisation and bans, so it tells strangers nothing. */
+function plan(stage: Authorised): Planned {
+  if (!stage.bodyPlan.ok) throw new S3Error(stage.bodyPlan.error);
+  return { ...stage, body: stage.bodyPlan };
+}
+
+async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
+  const { upstream } = pipeline;
+  switch (stage.operation.name) {
+    case 'ListBuckets':
+      return answerListBuckets(stage, pipeline.services.store.buckets);
+    case 'GetBucketLocation':
+      return sendXml(
+        stage.exchange,
+        200,
+        renderBucketLocation(pipeline.services.config.s3.regions[0] ?? 'us-east-1'),
+      );
+    case 'GetObjectAcl':
+      return answerGetObjectAcl(stage, upstream);
+    case 'PutObjectAcl':
+      return answerPutObjectAcl(stage, upstream);
+    case 'CompleteMultipartUpload':
+      return completeMultipartUpload(stage, upstream);
+    case 'CopyObject':
+    case 'UploadPartCopy':
+      await assertCopySourceExists(stage, upstream);
+      return forward(stage, upstream);
+    default:
+      return forward(stage, upstream);
+  }
+}
+
+/**
+ * The copy source must exist before a copy is forwarded: an UploadPartCopy from a missing source
+ * whose key holds a `%` crashes Ceph RGW 16.2, and no tenant may take the shared backend down.
+ */
+async function assertCopySourceExists(stage: Planned, upstream: Upstream): Promise<void> {
+  const source = stage.copySource;
+  if (source === null) return;
+  // The copy source's SSE-C key headers, named as a HEAD of the source object takes them.
+  const prefix = 'x-amz-copy-source-server-side-encryption-customer-';
+  const headers: Record<string, string> = {};
+  for (const name in stage.headers) {
+    const value = stage.headers[name];
+    if (name.startsWith(prefix) && typeof value === 'string') {
+      headers[`x-amz-server-side-encryption-customer-${name.slice(prefix.length)}`] = value;
+    }
+  }
+  if (await isObjectMissing(stage.exchange, upstream, source, headers)) throw new S3Error('NoSuchKey');
+}
+
+function fail(exchange: Exchange, pipeline: Pipeline, error: unknown): void {
+  if (isS3Error(error)) {
+    sendError(exchange, error);
+    return;
+  }
+  pipeline.services.logger.error({ err: error, requestId: exchange.id }, 'storage request failed');
+  sendError(exchange, new S3Error('InternalError'));
+}

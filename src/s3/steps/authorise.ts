@@ -1,0 +1,122 @@
+/**
+ * May this identity do this operation on this bucket? Every such decision lives here, the copy
+ * source's included. The order matters for what a caller can learn: a suspended organisation hears
+ * AccountProblem whatever it asks; a bucket that does not exist is NoSuchBucket (names are global,
+ * as in S3); a bucket of another organisation, outside the credential's allowlist, or a method the
+ * scope does not permit are all the same "Access to this bucket is denied.".
+ */
+import { scopeAllowsMethod, scopeCoversBucket } from '../../access/scope.js';
+import { parseCopySource, type CopySource } from '../../protocol/copy-source.js';
+import { S3Error } from '../../protocol/errors.js';
+import { headerValue } from '../../protocol/headers.js';
+import type { AccessCache, BucketEntry } from '../../store/access-cache.js';
+import type { CredentialRecord, OrganisationRecord } from '../../store/records.js';
+import type { Exchange } from '../exchange.js';
+import type { S3Operation } from '../operations.js';
+import type { Authenticated, Authorised } from '../stages.js';
+
+/** The addressed bucket's entry; `known` when an earlier step (CORS) looked it up already. */
+export async function addressedBucket(
+  stage: { readonly bucket: string | null },
+  cache: AccessCache,
+  known?: BucketEntry | null,
+): Promise<BucketEntry | null> {
+  if (known !== undefined) return known;
+  return stage.bucket === null ? null : await cache.bucket(stage.bucket);
+}
+
+/** The organisation the request acts for (accounted to it), refused with AccountProblem when suspended. */
+export async function activeOrganisation(
+  exchange: Exchange,
+  cache: AccessCache,
+  id: string,
+): Promise<OrganisationRecord> {
+  const organisation = await cache.organisation(id);
+  // A deleted organisation takes its credentials with it; a dangling one is treated as unknown.
+  if (organisation === null) throw new S3Error('InvalidAccessKeyId');
+  exchange.organisation = organisation;
+  if (organisation.status === 'suspended') throw new S3Error('AccountProblem');
+  return organisation;
+}
+
+/** The read check a copy source must also pass: same organisation, in scope, readable. */
+function assertCovers(credential: CredentialRecord, entry: BucketEntry, method: string): void {
+  if (
+    entry.bucket.organisationId !== credential.organisationId ||
+    !scopeCoversBucket(credential.scope, entry.bucket.name) ||
+    !scopeAllowsMethod(credential.scope, method)
+  ) {
+    throw new S3Error('BucketAccessDenied');
+  }
+}
+
+/** The copy source of CopyObject and UploadPartCopy, which the credential must be able to read. */
+async function authoriseCopySource(
+  stage: Authenticated,
+  operation: S3Operation,
+  credential: CredentialRecord,
+  cache: AccessCache,
+): Promise<CopySource | null> {
+  if (operation.name !== 'CopyObject' && operation.name !== 'UploadPartCopy') return null;
+  const source = parseCopySource(headerValue(stage.headers, 'x-amz-copy-source') ?? '');
+  const entry = await cache.bucket(source.bucket);
+  if (entry === null) throw new S3Error('NoSuchBucket');
+  assertCovers(credential, entry, 'GET');
+  return source;
+}
+
+/**
+ * Suspension outranks the refusal of an operation the endpoint does not offer: a suspended
+ * organisation's key, or an anonymous request for one of its buckets, hears AccountProblem.
+ */
+async function refuseUnoffered(
+  stage: Authenticated,
+  cache: AccessCache,
+  known?: BucketEntry | null,
+): Promise<never> {
+  if (stage.classification.ok) throw new Error('refuseUnoffered called for an offered operation');
+  if (stage.identity.kind === 'credential') {
+    await activeOrganisation(stage.exchange, cache, stage.identity.credential.organisationId);
+  } else {
+    const entry = await addressedBucket(stage, cache, known);
+    if (entry !== null) await activeOrganisation(stage.exchange, cache, entry.bucket.organisationId);
+  }
+  throw new S3Error(stage.classification.error);
+}
+
+export async function authorise(
+  stage: Authenticated,
+  cache: AccessCache,
+  known?: BucketEntry | null,
+): Promise<Authorised> {
+  if (!stage.classification.ok) return refuseUnoffered(stage, cache, known);
+  const operation = stage.classification.operation;
+  const { exchange, identity } = stage;
+  let organisation: OrganisationRecord;
+  let entry: BucketEntry | null = null;
+  let copySource: CopySource | null = null;
+
+  if (identity.kind === 'credential') {
+    const { credential } = identity;
+    organisation = await activeOrganisation(exchange, cache, credential.organisationId);
+    if (operation.level === 'service') {
+      // Listing bucket names is a read: a key that may not read may not list them either.
+      if (!scopeAllowsMethod(credential.scope, operation.scopeMethod))
+        throw new S3Error('BucketAccessDenied');
+    } else {
+      entry = await addressedBucket(stage, cache, known);
+      if (entry === null) throw new S3Error('NoSuchBucket');
+      assertCovers(credential, entry, operation.scopeMethod);
+      copySource = await authoriseCopySource(stage, operation, credential, cache);
+    }
+  } else {
+    if (operation.level === 'service') throw new S3Error('AnonymousAccessDenied');
+    entry = await addressedBucket(stage, cache, known);
+    if (entry === null) throw new S3Error('NoSuchBucket');
+    // Suspension refuses public reads too.
+    organisation = await activeOrganisation(exchange, cache, entry.bucket.organisationId);
+    if (!entry.bucket.public || !operation.publicRead) throw new S3Error('AnonymousAccessDenied');
+  }
+  exchange.authorised = true;
+  return { ...stage, operation, entry, organisation, copySource };
+}

@@ -1,0 +1,48 @@
+/**
+ * Requests the service refuses on purpose, whoever sends them (service-spec §4, decisions.md).
+ * They run after authorisation, on the effective headers (presigned URLs hoist headers into the
+ * query), and before anything is forwarded.
+ */
+import { S3Error } from '../../protocol/errors.js';
+import { headerValue, type HeaderMap } from '../../protocol/headers.js';
+import { hasDotSegment } from '../../protocol/limits.js';
+import type { Authorised } from '../stages.js';
+
+/** Canned ACLs that mean "the owner, and nobody else": the only ACL this service has. */
+export const OWNER_ONLY_CANNED_ACLS: readonly string[] = ['private', 'bucket-owner-full-control'];
+
+function hasGrantHeader(headers: HeaderMap): boolean {
+  for (const name in headers) if (name.startsWith('x-amz-grant-') && headers[name] !== undefined) return true;
+  return false;
+}
+
+export function enforceBans(stage: Authorised): void {
+  const { headers } = stage;
+  // A proxy or backend that normalised `.`/`..` would address another object, even another bucket.
+  if (hasDotSegment(stage.key)) throw new S3Error('DotSegmentKey');
+
+  if (
+    stage.exchange.method === 'GET' &&
+    (headers['if-none-match'] !== undefined ||
+      headers['if-match'] !== undefined ||
+      headers['if-modified-since'] !== undefined)
+  ) {
+    throw new S3Error('ConditionalReadRefused');
+  }
+
+  const storageClass = headerValue(headers, 'x-amz-storage-class');
+  if (storageClass !== undefined && storageClass.trim() !== 'STANDARD') {
+    throw new S3Error('StorageClassNotImplemented');
+  }
+
+  const cannedAcl = headerValue(headers, 'x-amz-acl');
+  if (cannedAcl !== undefined && !OWNER_ONLY_CANNED_ACLS.includes(cannedAcl.trim())) {
+    throw new S3Error('AclNotImplemented');
+  }
+  if (hasGrantHeader(headers)) throw new S3Error('AclNotImplemented');
+
+  // RGW 16.2.15 aborts on an UploadPartCopy from a source whose key holds a `%` (scripts/ceph-rgw/README.md).
+  if (stage.operation.name === 'UploadPartCopy' && stage.copySource?.key.includes('%')) {
+    throw new S3Error('UploadPartCopyPercentKey');
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * Forwards a verified request to the object store and streams the answer back to the client,
+ * through the backend connection's pool (undici). The store's answer is relayed as outcome.ts
+ * says; a body that fails verification aborts the upstream request before its held-back tail
+ * leaves, so the backend stores nothing, and the client hears the verification error instead.
+ */
+import type http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+import type { BackendConnection } from '../../backend/connection.js';
+import type { BackendRequestSpec } from '../../backend/signer.js';
+import type { Logger } from '../../observability/logger.js';
+import type { GatewayMetrics } from '../../observability/metrics.js';
+import type { Exchange } from '../exchange.js';
+import { sendError, writeHead } from '../respond.js';
+import { bodyFailureError, type BodyStream } from './body.js';
+import {
+  backendFailure,
+  clientResponseHeaders,
+  errorCodeOf,
+  errorForBareStatus,
+  isXmlAnswer,
+  relayedErrorDocument,
+  statusLabel,
+} from './outcome.js';
+
+/** Backend error documents are small; anything larger is streamed through unchanged. */
+const MAX_ERROR_DOCUMENT_BYTES = 256 * 1024;
+
+export interface Forwarded {
+  readonly spec: BackendRequestSpec;
+  /** The verified body stream, a body read whole, or null when the request has none. */
+  readonly body: BodyStream | Buffer | null;
+  /** Headers to add to a successful answer, computed when it arrives (a checksum verified here). */
+  readonly successHeaders?: () => http.OutgoingHttpHeaders;
+}
+
+/** What forwarding needs of the process around it. */
+export class Upstream {
+  constructor(
+    readonly connection: BackendConnection,
+    readonly metrics: GatewayMetrics,
+    readonly logger: Logger,
+  ) {}
+
+  /** Resolves once the client's response is over (answered, failed or abandoned). */
+  forward(exchange: Exchange, forwarded: Forwarded): Promise<void> {
+    return new Promise((resolve) => {
+      const handler = new ForwardHandler(this, exchange, forwarded, resolve);
+      const body = forwarded.body;
+      this.connection.dispatch(
+        forwarded.spec,
+        body === null || Buffer.isBuffer(body) ? body : body.output,
+        handler,
+      );
+    });
+  }
+}
+
+type Mode = 'waiting' | 'stream' | 'error-document' | 'discard' | 'settled';
+
+/** One forwarded request: undici's handler for the store's answer, writing the client's. */
+class ForwardHandler implements Dispatcher.DispatchHandler {
+  #mode: Mode = 'waiting';
+  #controller: Dispatcher.DispatchController | null = null;
+  #status = 0;
+  #headers: http.OutgoingHttpHeaders = {};
+  #document: Buffer[] = [];
+  #documentBytes = 0;
+  readonly #startedAt = performance.now();
+
+  constructor(
+    readonly upstream: Upstream,
+    readonly exchange: Exchange,
+    readonly forwarded: Forwarded,
+    readonly done: () => void,
+  ) {
+    const { response } = exchange;
+    // A client that hung up: the upstream request goes too.
+    response.once('close', () => {
+      if (this.#mode !== 'settled' && this.#mode !== 'discard') this.#abort(new Error('client went away'));
+      this.#settle();
+    });
+    const body = forwarded.body;
+    if (body !== null && !Buffer.isBuffer(body)) body.onFailure((error) => this.#abort(error));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    const body = this.forwarded.body;
+    const failure = body !== null && !Buffer.isBuffer(body) ? body.failure : null;
+    if (failure !== null) controller.abort(failure);
+    else if (this.exchange.response.destroyed) controller.abort(new Error('client went away'));
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    const { exchange, upstream } = this;
+    upstream.metrics.backendDuration.observe(
+      { operation: exchange.operation },
+      (performance.now() - this.#startedAt) / 1000,
+    );
+    if (status >= 500) upstream.metrics.backendErrors.inc({ kind: '5xx' });
+    if (this.#mode !== 'waiting' || exchange.response.headersSent || exchange.response.destroyed) {
+      this.#mode = 'discard';
+      return;
+    }
+    this.#status = status;
+    this.#headers = clientResponseHeaders(headers);
+    const xml = isXmlAnswer(headers);
+    if (status >= 300 && exchange.method !== 'HEAD' && xml) {
+      const declared = Number(headers['content-length'] ?? Number.NaN);
+      if (!(declared > MAX_ERROR_DOCUMENT_BYTES)) {
+        this.#mode = 'error-document';
+        return;
+      }
+    }
+    const bare = xml ? null : errorForBareStatus(status, exchange.method, exchange.key !== '');
+    if (bare !== null) {
+      upstream.logger.warn(
+        { requestId: exchange.id, status, contentType: headers['content-type'] },
+        'object store answered an error without an S3 error document',
+      );
+      this.#mode = 'discard';
+      this.#answerError(bare);
+      return;
+    }
+    exchange.errorCode = statusLabel(status);
+    const extra = status < 300 ? this.forwarded.successHeaders?.() : undefined;
+    if (extra !== undefined) Object.assign(this.#headers, extra);
+    this.#mode = 'stream';
+    writeHead(exchange, status, this.#headers);
+    exchange.response.on('drain', () => controller.resume());
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#mode === 'stream') {
+      this.exchange.bytesOut += chunk.length;
+      if (!this.exchange.response.write(chunk)) controller.pause();
+    } else if (this.#mode === 'error-document') {
+      this.#documentBytes += chunk.length;
+      // Only a chunked answer can get here unannounced; no error document is this large.
+      if (this.#documentBytes > MAX_ERROR_DOCUMENT_BYTES)
+        controller.abort(new Error('backend error document too large'));
+      else this.#document.push(chunk);
+    }
+  }
+
+  onResponseEnd(): void {
+    const { exchange } = this;
+    if (this.#mode === 'stream') {
+      exchange.response.end();
+    } else if (this.#mode === 'error-document') {
+      const document = relayedErrorDocument(Buffer.concat(this.#document).toString('utf8'), exchange.id);
+      exchange.errorCode = errorCodeOf(document) ?? statusLabel(this.#status);
+      const body = Buffer.from(document, 'utf8');
+      this.#headers['content-length'] = body.length;
+      if (writeHead(exchange, this.#status, this.#headers)) {
+        exchange.response.end(body);
+        exchange.bytesOut += body.length;
+      } else exchange.response.destroy();
+    }
+    this.#mode = 'settled';
+    this.#settle();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const { exchange } = this;
+    const mode = this.#mode;
+    this.#mode = 'settled';
+    if (mode === 'settled' || mode === 'discard') {
+      this.#settle();
+      return;
+    }
+    const { response, request } = exchange;
+    if (response.headersSent) {
+      // The answer is under way: a truncated response is all that is left to say.
+      response.destroy();
+    } else if (!response.destroyed) {
+      const body = this.forwarded.body;
+      const failure = body !== null && !Buffer.isBuffer(body) ? body.failure : null;
+      if (failure !== null) sendError(exchange, bodyFailureError(failure));
+      else if (!(request.destroyed && !request.complete)) {
+        if (body !== null && !Buffer.isBuffer(body)) body.abort();
+        sendError(exchange, backendFailure(exchange, this.upstream, error));
+      }
+    }
+    this.#settle();
+  }
+
+  #answerError(error: Parameters<typeof sendError>[1]): void {
+    const body = this.forwarded.body;
+    if (body !== null && !Buffer.isBuffer(body)) body.abort();
+    sendError(this.exchange, error);
+  }
+
+  #abort(reason: Error): void {
+    if (this.#mode === 'settled') return;
+    this.#controller?.abort(reason);
+  }
+
+  #settle(): void {
+    if (this.#mode !== 'settled' && this.#mode !== 'discard') return;
+    this.done();
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Parsing of the two places a SigV4 signature can travel: the `Authorization` header and
+ * the presigned-URL query. Parsing only checks shape; whether the values are acceptable
+ * (region, lifetime, clock) is decided in verify.ts so every rule has one home.
+ */
+
+import type { S3ErrorKey } from '../protocol/errors.js';
+import { headerValue, HEX_SHA256, type HeaderMap } from '../protocol/headers.js';
+import { PRESIGN_PARAMS, type QueryParameter } from '../protocol/query.js';
+import type { CredentialScope } from './canonical.js';
+import { SCOPE_TERMINATOR, SIGV4_ALGORITHM } from './constants.js';
+
+export type ParseResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: S3ErrorKey };
+
+export interface ParsedCredential {
+  readonly accessKeyId: string;
+  readonly scope: CredentialScope;
+}
+
+export interface HeaderAuthorization extends ParsedCredential {
+  readonly form: 'header';
+  /** Header names exactly as the client listed them. */
+  readonly signedHeaders: readonly string[];
+  /** Lower-case hex. */
+  readonly signature: string;
+}
+
+export interface PresignedAuthorization extends ParsedCredential {
+  readonly form: 'presigned';
+  readonly signedHeaders: readonly string[];
+  readonly signature: string;
+  /** X-Amz-Date as sent; its format is checked by the verifier. */
+  readonly amzDate: string;
+  readonly expiresSeconds: number;
+  readonly securityToken?: string;
+  /** X-Amz-Content-Sha256 when the URL carries one; its value is checked by the verifier. */
+  readonly contentSha256?: string;
+}
+
+export type AuthForm = 'header' | 'presigned' | 'anonymous' | 'ambiguous';
+
+/** An HTTP field-name token: what may appear in a SignedHeaders list. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const SCOPE_DATE = /^\d{8}$/;
+
+function fail<T>(error: S3ErrorKey): ParseResult<T> {
+  return { ok: false, error };
+}
+
+/** `AKID/20130524/us-east-1/s3/aws4_request`: exactly five non-empty parts, a date, the terminator. */
+export function parseCredential(credential: string): ParsedCredential | undefined {
+  const parts = credential.split('/');
+  if (parts.length !== 5 || parts.some((part) => part === '')) return undefined;
+  const [accessKeyId, date, region, service, terminator] = parts as [string, string, string, string, string];
+  if (!SCOPE_DATE.test(date) || terminator !== SCOPE_TERMINATOR) return undefined;
+  return { accessKeyId, scope: { date, region, service } };
+}
+
+export function parseSignedHeaders(list: string): string[] | undefined {
+  const names = list.split(';');
+  return names.every((name) => HEADER_NAME.test(name)) ? names : undefined;
+}
+
+function parseSignature(value: string): string | undefined {
+  return HEX_SHA256.test(value) ? value.toLowerCase() : undefined;
+}
+
+/**
+ * Parses `AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...`.
+ * Separators are tolerated the way clients vary them: any run of commas and spaces between
+ * components (none of the three values can contain either), components in any order.
+ * Anything else malformed is `IncompleteSignature`.
+ */
+export function parseAuthorizationHeader(value: string): ParseResult<HeaderAuthorization> {
+  const tokens = value.trim().split(/[\s,]+/);
+  if (tokens.shift() !== SIGV4_ALGORITHM) return fail('IncompleteSignature');
+
+  const components = new Map<string, string>();
+  for (const token of tokens) {
+    if (token === '') continue;
+    const equals = token.indexOf('=');
+    if (equals === -1) return fail('IncompleteSignature');
+    const name = token.slice(0, equals);
+    if (!['Credential', 'SignedHeaders', 'Signature'].includes(name) || components.has(name)) {
+      return fail('IncompleteSignature');
+    }
+    components.set(name, token.slice(equals + 1));
+  }
+
+  const credential = parseCredential(components.get('Credential') ?? '');
+  const signedHeaders = parseSignedHeaders(components.get('SignedHeaders') ?? '');
+  const signature = parseSignature(components.get('Signature') ?? '');
+  if (credential === undefined || signedHeaders === undefined || signature === undefined) {
+    return fail('IncompleteSignature');
+  }
+  return { ok: true, value: { form: 'header', ...credential, signedHeaders, signature } };
+}
+
+const REQUIRED_PRESIGN_PARAMS = [
+  PRESIGN_PARAMS.algorithm,
+  PRESIGN_PARAMS.credential,
+  PRESIGN_PARAMS.date,
+  PRESIGN_PARAMS.expires,
+  PRESIGN_PARAMS.signedHeaders,
+  PRESIGN_PARAMS.signature,
+] as const;
+
+const ALL_PRESIGN_PARAMS: readonly string[] = Object.values(PRESIGN_PARAMS);
+
+/**
+ * Reads the X-Amz-* parameters of a presigned URL from the raw query string. A missing,
+ * repeated or malformed parameter is `AuthorizationQueryParametersMalformed`.
+ */
+export function parsePresignedQuery(query: readonly QueryParameter[]): ParseResult<PresignedAuthorization> {
+  const values = new Map<string, string>();
+  for (const parameter of query) {
+    // Signers hoist x-amz-content-sha256 into the query with whatever case the header had.
+    const name =
+      parameter.name.toLowerCase() === PRESIGN_PARAMS.contentSha256.toLowerCase()
+        ? PRESIGN_PARAMS.contentSha256
+        : parameter.name;
+    const value = parameter.value;
+    if (!ALL_PRESIGN_PARAMS.includes(name)) continue;
+    // Two values for one auth parameter make "which one was signed" ambiguous.
+    if (values.has(name)) return fail('AuthorizationQueryParametersMalformed');
+    values.set(name, value);
+  }
+  if (REQUIRED_PRESIGN_PARAMS.some((name) => !values.has(name))) {
+    return fail('AuthorizationQueryParametersMalformed');
+  }
+
+  const expires = values.get(PRESIGN_PARAMS.expires) ?? '';
+  const credential = parseCredential(values.get(PRESIGN_PARAMS.credential) ?? '');
+  const signedHeaders = parseSignedHeaders(values.get(PRESIGN_PARAMS.signedHeaders) ?? '');
+  const signature = parseSignature(values.get(PRESIGN_PARAMS.signature) ?? '');
+  if (
+    values.get(PRESIGN_PARAMS.algorithm) !== SIGV4_ALGORITHM ||
+    // Ten digits is far beyond any lifetime we accept yet still an exact JS number.
+    !/^\d{1,10}$/.test(expires) ||
+    credential === undefined ||
+    signedHeaders === undefined ||
+    signature === undefined
+  ) {
+    return fail('AuthorizationQueryParametersMalformed');
+  }
+
+  const securityToken = values.get(PRESIGN_PARAMS.securityToken);
+  const contentSha256 = values.get(PRESIGN_PARAMS.contentSha256);
+  return {
+    ok: true,
+    value: {
+      form: 'presigned',
+      ...credential,
+      signedHeaders,
+      signature,
+      amzDate: values.get(PRESIGN_PARAMS.date) ?? '',
+      expiresSeconds: Number(expires),
+      ...(securityToken === undefined ? {} : { securityToken }),
+      ...(contentSha256 === undefined ? {} : { contentSha256 }),
+    },
+  };
+}
+
+/**
+ * Which authentication the request attempts. A request carrying both an Authorization
+ * header and presigned parameters is `ambiguous` (S3 refuses it: one mechanism only);
+ * one carrying neither is `anonymous` and belongs to the public-bucket path.
+ */
+export function detectAuthForm(headers: HeaderMap, query: readonly QueryParameter[]): AuthForm {
+  // A present but empty Authorization header is a malformed signature, not an anonymous request.
+  const hasHeader = headerValue(headers, 'authorization') !== undefined;
+  let hasQuery = false;
+  for (const { name } of query) {
+    if (
+      name === PRESIGN_PARAMS.algorithm ||
+      name === PRESIGN_PARAMS.credential ||
+      name === PRESIGN_PARAMS.signature
+    ) {
+      hasQuery = true;
+      break;
+    }
+  }
+  if (hasHeader && hasQuery) return 'ambiguous';
+  if (hasHeader) return 'header';
+  return hasQuery ? 'presigned' : 'anonymous';
+}

@@ -1,0 +1,126 @@
+/**
+ * Verifies a request body on its way to the backend without buffering it.
+ *
+ * Bytes are forwarded as they arrive except the most recent chunk, which is held back
+ * until the input ends and every digest has been checked. On a mismatch the stream errors
+ * and the held chunk is dropped, so the backend only ever sees a body shorter than its
+ * Content-Length and stores nothing; an existing object of that key stays as it was.
+ * Memory is bounded by one chunk.
+ */
+
+import { Transform, type TransformCallback } from 'node:stream';
+
+import { S3Error, type S3ErrorKey } from '../protocol/errors.js';
+import type { ChecksumAlgorithm, StreamingDigest } from './checksums.js';
+import { createDigest, isWellFormedDigest } from './checksums.js';
+
+export interface ExpectedChecksum {
+  readonly algorithm: ChecksumAlgorithm;
+  /**
+   * The base64 value: known up front (x-amz-checksum-* header) or read when the body has
+   * ended (a trailer parsed by the aws-chunked decoder upstream of this verifier).
+   */
+  readonly expected: string | (() => string | undefined);
+}
+
+export interface PayloadVerifierOptions {
+  /** Hex SHA-256 from x-amz-content-sha256 (a signed payload). */
+  readonly sha256Hex?: string;
+  readonly checksum?: ExpectedChecksum;
+  /** Base64 MD5 from Content-MD5. */
+  readonly contentMd5?: string;
+  /** The body must be exactly this long (decoded length for aws-chunked). */
+  readonly expectedLength?: number;
+}
+
+export interface VerifiedChecksum {
+  readonly algorithm: ChecksumAlgorithm;
+  readonly base64: string;
+}
+
+export class PayloadVerifier extends Transform {
+  private held: Buffer | undefined;
+  private received = 0;
+  private readonly sha256: StreamingDigest | undefined;
+  private readonly checksumDigest: StreamingDigest | undefined;
+  private readonly md5: StreamingDigest | undefined;
+  private verified: VerifiedChecksum | undefined;
+
+  constructor(private readonly options: PayloadVerifierOptions) {
+    super();
+    this.sha256 = options.sha256Hex === undefined ? undefined : createDigest('SHA256');
+    this.checksumDigest =
+      options.checksum === undefined ? undefined : createDigest(options.checksum.algorithm);
+    this.md5 = options.contentMd5 === undefined ? undefined : createDigest('MD5');
+  }
+
+  /** Bytes received so far (forwarded or held). */
+  get receivedLength(): number {
+    return this.received;
+  }
+
+  /** The checksum that matched, once the body has been verified (for the response's x-amz-checksum-*). */
+  get verifiedChecksum(): VerifiedChecksum | undefined {
+    return this.verified;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.received += chunk.length;
+    const expectedLength = this.options.expectedLength;
+    if (expectedLength !== undefined && this.received > expectedLength) {
+      // More bytes than declared: the body does not match its length; refuse it whole.
+      this.held = undefined;
+      callback(new S3Error('IncompleteBody'));
+      return;
+    }
+    this.sha256?.update(chunk);
+    this.checksumDigest?.update(chunk);
+    this.md5?.update(chunk);
+    if (this.held !== undefined) this.push(this.held);
+    this.held = chunk;
+    callback();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.verify().then(
+      (error) => {
+        const held = this.held;
+        this.held = undefined;
+        if (error !== undefined) {
+          callback(new S3Error(error));
+          return;
+        }
+        if (held !== undefined) this.push(held);
+        callback();
+      },
+      (cause: unknown) => {
+        this.held = undefined;
+        callback(cause instanceof Error ? cause : new S3Error('InternalError'));
+      },
+    );
+  }
+
+  private async verify(): Promise<S3ErrorKey | undefined> {
+    const { expectedLength, sha256Hex, checksum, contentMd5 } = this.options;
+    if (expectedLength !== undefined && this.received !== expectedLength) return 'IncompleteBody';
+
+    if (sha256Hex !== undefined && this.sha256 !== undefined) {
+      const actual = Buffer.from(await this.sha256.digestBase64(), 'base64').toString('hex');
+      if (actual !== sha256Hex.toLowerCase()) return 'XAmzContentSHA256Mismatch';
+    }
+
+    if (checksum !== undefined && this.checksumDigest !== undefined) {
+      const expected = typeof checksum.expected === 'string' ? checksum.expected : checksum.expected();
+      if (expected === undefined) return 'MissingTrailer';
+      if (!isWellFormedDigest(checksum.algorithm, expected)) return 'InvalidDigest';
+      const actual = await this.checksumDigest.digestBase64();
+      if (actual !== expected) return 'BadDigest';
+      this.verified = { algorithm: checksum.algorithm, base64: actual };
+    }
+
+    if (contentMd5 !== undefined && this.md5 !== undefined) {
+      if ((await this.md5.digestBase64()) !== contentMd5) return 'BadDigest';
+    }
+    return undefined;
+  }
+}

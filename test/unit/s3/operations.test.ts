@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { Classification } from '../../../src/s3/operations.js';
+import { addressedFor } from '../../support/s3/stages.js';
+
+/** The classification the address step gives the request (headers hoisted from a presigned query count). */
+function classify(method: string, target: string, headers: Record<string, string> = {}): Classification {
+  return addressedFor(method, target, headers).classification;
+}
+
+function nameOf(method: string, target: string, headers: Record<string, string> = {}): string {
+  const result = classify(method, target, headers);
+  return result.ok ? result.operation.name : `${result.error}/${result.label}`;
+}
+
+describe('classifyOperation', () => {
+  it.each([
+    ['GET', '/', 'ListBuckets'],
+    ['GET', '/b-1', 'ListObjects'],
+    ['GET', '/b-1?list-type=2&prefix=a&continuation-token=x', 'ListObjectsV2'],
+    ['GET', '/b-1?location', 'GetBucketLocation'],
+    ['GET', '/b-1?uploads', 'ListMultipartUploads'],
+    ['HEAD', '/b-1', 'HeadBucket'],
+    ['POST', '/b-1?delete', 'DeleteObjects'],
+    ['GET', '/b-1/k?x-id=GetObject&response-content-type=text/plain', 'GetObject'],
+    ['HEAD', '/b-1/k?partNumber=1', 'HeadObject'],
+    ['PUT', '/b-1/k', 'PutObject'],
+    ['DELETE', '/b-1/k?versionId=3', 'DeleteObject'],
+    ['GET', '/b-1/k?acl', 'GetObjectAcl'],
+    ['PUT', '/b-1/k?acl', 'PutObjectAcl'],
+    ['GET', '/b-1/k?tagging', 'GetObjectTagging'],
+    ['PUT', '/b-1/k?tagging', 'PutObjectTagging'],
+    ['DELETE', '/b-1/k?tagging', 'DeleteObjectTagging'],
+    ['POST', '/b-1/k?uploads', 'CreateMultipartUpload'],
+    ['PUT', '/b-1/k?partNumber=2&uploadId=u', 'UploadPart'],
+    ['POST', '/b-1/k?uploadId=u', 'CompleteMultipartUpload'],
+    ['DELETE', '/b-1/k?uploadId=u', 'AbortMultipartUpload'],
+    ['GET', '/b-1/k?uploadId=u&max-parts=10', 'ListParts'],
+    ['OPTIONS', '/b-1/k', 'CorsPreflight'],
+  ])('%s %s is %s', (method, target, expected) => {
+    expect(nameOf(method, target)).toBe(expected);
+  });
+
+  it('tells copies apart by x-amz-copy-source, also when hoisted into a presigned query', () => {
+    expect(nameOf('PUT', '/b-1/k', { 'x-amz-copy-source': 'b-1/src' })).toBe('CopyObject');
+    expect(nameOf('PUT', '/b-1/k?partNumber=1&uploadId=u', { 'x-amz-copy-source': 'b-1/src' })).toBe(
+      'UploadPartCopy',
+    );
+    expect(nameOf('PUT', '/b-1/k?x-amz-copy-source=b-1%2Fsrc')).toBe('CopyObject');
+  });
+
+  it('ignores presigned and hoisted x-amz-* parameters', () => {
+    expect(
+      nameOf(
+        'GET',
+        '/b-1/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=abc&x-amz-meta-a=1&X-Amz-Expires=60',
+      ),
+    ).toBe('GetObject');
+  });
+
+  it('refuses every bucket-level write with 405 MethodNotAllowed, whatever the subresource', () => {
+    for (const target of [
+      '/b-1',
+      '/b-1?cors',
+      '/b-1?policy',
+      '/b-1?lifecycle',
+      '/b-1?website',
+      '/b-1?replication',
+      '/b-1?acl',
+    ]) {
+      expect(nameOf('PUT', target)).toBe('MethodNotAllowed/BucketConfigurationWrite');
+      expect(nameOf('DELETE', target)).toBe('MethodNotAllowed/BucketConfigurationWrite');
+    }
+  });
+
+  it('refuses what is not in the allowlist with 501 NotImplemented', () => {
+    for (const [method, target] of [
+      ['GET', '/b-1?versions'],
+      ['GET', '/b-1?cors'],
+      ['GET', '/b-1/k?retention'],
+      ['POST', '/b-1/k?select&select-type=2'],
+      ['POST', '/b-1/k?restore'],
+      ['POST', '/b-1'],
+      ['GET', '/b-1/k?unknown-parameter=1'],
+      ['GET', '/b-1/k?acl&tagging'],
+      ['PATCH', '/b-1/k'],
+      ['PUT', '/'],
+      ['DELETE', '/'],
+    ]) {
+      expect(nameOf(method as string, target as string)).toBe('OperationNotImplemented/NotImplemented');
+    }
+  });
+
+  it('names the scope method each operation needs, and which are public reads', () => {
+    const deleteObjects = classify('POST', '/b-1?delete');
+    expect(deleteObjects.ok && deleteObjects.operation.scopeMethod).toBe('DELETE');
+    const put = classify('PUT', '/b-1/k');
+    expect(put.ok && put.operation).toMatchObject({ scopeMethod: 'PUT', publicRead: false, level: 'object' });
+    const get = classify('GET', '/b-1/k');
+    expect(get.ok && get.operation.publicRead).toBe(true);
+    const list = classify('GET', '/b-1');
+    expect(list.ok && list.operation.publicRead).toBe(false);
+  });
+});
