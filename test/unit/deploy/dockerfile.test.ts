@@ -100,7 +100,8 @@ describe('Dockerfile', () => {
     );
     expect(build, 'no stage runs npm run build').toBeDefined();
     expect(instructions(build as Stage, 'RUN').some((cmd) => /npm ci(?!.*--omit=dev)/.test(cmd))).toBe(true);
-    expect(packageJson.scripts.build).toContain('tsconfig.build.json');
+    expect(packageJson.scripts.build).toBe('node scripts/build.mjs');
+    expect(readFileSync(repoPath('scripts/build.mjs'), 'utf8')).toContain("'tsconfig.build.json'");
 
     const copies = copiesOf(runtime);
     const modules = copies.find(
