@@ -5,6 +5,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      '.bench-dist/**',
       'data/**',
       'node_modules/**',
       'src/control/generated/**',
