@@ -1,22 +1,23 @@
 import type http from 'node:http';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { S3Backend } from './backend/s3-backend.js';
 import { startEmbeddedS3, type EmbeddedS3 } from './backend/embedded-s3.js';
 import type { ObjectStoreBackend } from './backend/object-store.js';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import { resolveSecrets } from './config/local-secrets.js';
-import type { GatewayConfig } from './config/schema.js';
+import { storageWorkerCount, type GatewayConfig } from './config/schema.js';
+import { StorageWorkers } from './cluster/supervisor.js';
 import type { GatewayContext } from './context.js';
 import { createControlApp } from './control/app.js';
 import { createAccessLogger, createLogger, type Logger } from './observability/logger.js';
-import { GatewayMetrics, type CacheRecordKind } from './observability/metrics.js';
-import { answerClientError } from './s3/answers/client-error.js';
-import { createS3Listener } from './s3/pipeline.js';
+import { GatewayMetrics } from './observability/metrics.js';
 import { drainDelay, Lifecycle } from './server/lifecycle.js';
 import { closeServer, createServer, listen, urlOf } from './server/listen.js';
 import { createMetricsListener } from './server/metrics-server.js';
-import { openStore, type Store } from './store/index.js';
+import { startStorageEndpoint, type StorageEndpoint } from './server/storage-endpoint.js';
+import { openStore, storeOptions, type Store } from './store/index.js';
 
 export interface RunningGateway {
   readonly context: GatewayContext;
@@ -64,7 +65,11 @@ async function openBackend(
   return { backend, embedded: null };
 }
 
-/** Assembles and starts the whole gateway from a validated configuration. */
+/**
+ * Assembles and starts the whole gateway from a validated configuration: the control plane and
+ * the metrics listener in this process; the storage endpoint here too when it has one process,
+ * else in GATEWAY_WORKERS worker processes (cluster/), this one supervising them.
+ */
 export async function startGateway(
   config: GatewayConfig,
   options: { logger?: Logger; accessLog?: Logger; metrics?: GatewayMetrics } = {},
@@ -77,20 +82,22 @@ export async function startGateway(
     logger.warn({ file }, 'generated a development secret; set it in production');
   const metrics =
     options.metrics ?? new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
-  const cacheEvents = {
-    onHit: (kind: CacheRecordKind) => metrics.cacheEvents.inc({ kind, event: 'hit' }),
-    onMiss: (kind: CacheRecordKind) => metrics.cacheEvents.inc({ kind, event: 'miss' }),
-    onInvalidate: (kind: CacheRecordKind) => metrics.cacheEvents.inc({ kind, event: 'invalidation' }),
-  };
+  const workerCount = storageWorkerCount(config, os.availableParallelism());
   const lifecycle = new Lifecycle();
 
-  const store: Store = await openStore(config, secrets.masterKey, cacheEvents, (error, invalidation) =>
-    logger.warn(
-      { err: error, kind: invalidation.kind },
-      'could not notify the other instances of a change; their caches catch up within the cache TTL',
+  const store: Store = await openStore(
+    config,
+    storeOptions(config, secrets.masterKey, metrics.cacheEventRecorder, (error, invalidation) =>
+      logger.warn(
+        { err: error, kind: invalidation.kind },
+        'could not notify the other instances of a change; their caches catch up within the cache TTL',
+      ),
     ),
+    workerCount + 1,
   );
   let embedded: EmbeddedS3 | null = null;
+  let storage: StorageEndpoint | null = null;
+  let workers: StorageWorkers | null = null;
   const servers: http.Server[] = [];
   try {
     const opened = await openBackend(config);
@@ -98,22 +105,41 @@ export async function startGateway(
     const backend = opened.backend;
     const bootstrapped = await bootstrap(store, config);
 
-    // The storage pipeline refuses a missing Host itself, so that the answer is an S3 error document.
-    const s3Server = createServer(
-      () => undefined,
-      { certFile: config.s3.tlsCertFile, keyFile: config.s3.tlsKeyFile },
-      { requireHostHeader: false },
-    );
-    s3Server.on('clientError', answerClientError);
+    if (workerCount === 1) {
+      storage = await startStorageEndpoint({ config, store, backend, metrics, logger, accessLog });
+      metrics.storageWorkers.set(1);
+    } else {
+      workers = await StorageWorkers.start({
+        count: workerCount,
+        assignment: {
+          config,
+          masterKey: secrets.masterKey.toString('base64'),
+          database: store.db.shared,
+          backend: {
+            endpoint: backend.endpoint.toString(),
+            region: backend.region,
+            credentials: backend.credentials,
+          },
+        },
+        logger,
+        metrics,
+      });
+      // On PostgreSQL each worker LISTENs itself; the embedded database cannot carry NOTIFY.
+      const relay = workers;
+      if (!store.db.supportsListen) store.bus.subscribe((invalidation) => relay.relay(invalidation));
+    }
+    const s3Url = storage?.url ?? workers?.url ?? '';
+
     const controlServer = createServer(() => undefined, {
       certFile: config.control.tlsCertFile,
       keyFile: config.control.tlsKeyFile,
     });
-    const metricsServer = createServer(createMetricsListener(metrics), { certFile: null, keyFile: null });
-    servers.push(s3Server, controlServer, metricsServer);
+    const metricsServer = createServer(
+      createMetricsListener(workers?.metricsSource(metrics.registry) ?? metrics.registry),
+      { certFile: null, keyFile: null },
+    );
+    servers.push(controlServer, metricsServer);
 
-    const s3Address = await listen(s3Server, config.listen.s3);
-    const s3Url = urlOf(s3Address, config.s3.tlsCertFile !== null);
     const context: GatewayContext = {
       config,
       store,
@@ -125,11 +151,6 @@ export async function startGateway(
       version: readVersion(),
       lifecycle,
     };
-    const s3Listener = createS3Listener({ config, store, backend, metrics, logger, accessLog });
-    s3Server.on('request', s3Listener);
-    // With a 'checkContinue' listener Node leaves `Expect: 100-continue` to the endpoint, which
-    // sends 100 Continue only once the request is authenticated and authorised.
-    s3Server.on('checkContinue', s3Listener);
     controlServer.on('request', createControlApp(context));
     const controlUrl = urlOf(
       await listen(controlServer, config.listen.control),
@@ -143,6 +164,7 @@ export async function startGateway(
         database: store.db.description,
         backend: backend.description,
         s3: s3Url,
+        storageWorkers: workerCount,
         control: controlUrl,
         metrics: `${metricsUrl}/metrics`,
       },
@@ -152,6 +174,7 @@ export async function startGateway(
     );
 
     let stopping: Promise<void> | null = null;
+    const running = { storage, workers };
     return {
       context,
       bootstrap: bootstrapped,
@@ -171,8 +194,11 @@ export async function startGateway(
             { graceSeconds: config.shutdownGraceSeconds },
             'no new connections; waiting for in-flight requests',
           );
-          await Promise.all(servers.map((server) => closeServer(server, graceMs)));
-          await s3Listener.close();
+          await Promise.all([
+            ...servers.map((server) => closeServer(server, graceMs)),
+            running.storage?.close(graceMs),
+            running.workers?.stop(graceMs),
+          ]);
           await backend.close();
           await store.close();
           await embedded?.stop();
@@ -183,7 +209,11 @@ export async function startGateway(
       },
     };
   } catch (error) {
-    await Promise.all(servers.map((server) => closeServer(server, 0)));
+    await Promise.all([
+      ...servers.map((server) => closeServer(server, 0)),
+      storage?.close(0),
+      workers?.stop(0),
+    ]);
     await store.close().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw error;

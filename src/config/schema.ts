@@ -75,6 +75,8 @@ export const configSchema = z
       botProtection: z.enum(['anonymous', 'strict', 'off']),
       tlsCertFile: z.string().min(1).nullable(),
       tlsKeyFile: z.string().min(1).nullable(),
+      /** Processes serving the storage endpoint; null: one per available core in production, else 1. */
+      workers: z.number().int().min(1).max(256).nullable(),
     }),
     control: z.object({
       publicUrl: httpUrl.nullable(),
@@ -163,6 +165,18 @@ export const configSchema = z
 
 export type GatewayConfig = z.infer<typeof configSchema>;
 
+/**
+ * How many processes serve the storage endpoint: GATEWAY_WORKERS, else one per core the process
+ * may run on in production (os.availableParallelism() follows the CPU affinity) and one in local
+ * development, where a single process is easier to follow and the embedded database is shared.
+ */
+export function storageWorkerCount(
+  config: Pick<GatewayConfig, 'mode'> & { s3: Pick<GatewayConfig['s3'], 'workers'> },
+  cores: number,
+): number {
+  return config.s3.workers ?? (config.mode === 'production' ? Math.max(1, cores) : 1);
+}
+
 const LISTEN_VARIABLES = {
   s3: 'GATEWAY_S3_LISTEN',
   control: 'GATEWAY_CONTROL_LISTEN',
@@ -193,6 +207,7 @@ export const ENVIRONMENT_VARIABLES: ReadonlyArray<{ name: string; path: string; 
   { name: 'GATEWAY_BOT_PROTECTION', path: 's3.botProtection', kind: 'string' },
   { name: 'GATEWAY_S3_TLS_CERT_FILE', path: 's3.tlsCertFile', kind: 'string' },
   { name: 'GATEWAY_S3_TLS_KEY_FILE', path: 's3.tlsKeyFile', kind: 'string' },
+  { name: 'GATEWAY_WORKERS', path: 's3.workers', kind: 'int' },
   { name: 'GATEWAY_CONTROL_PUBLIC_URL', path: 'control.publicUrl', kind: 'string' },
   { name: 'GATEWAY_ACCESS_TOKEN_TTL_SECONDS', path: 'control.accessTokenTtlSeconds', kind: 'int' },
   { name: 'GATEWAY_REFRESH_TOKEN_TTL_SECONDS', path: 'control.refreshTokenTtlSeconds', kind: 'int' },

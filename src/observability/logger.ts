@@ -37,10 +37,17 @@ export const REDACTED_PATHS = [
   '*.jwtSecret',
 ];
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+/** Fields on every line besides the service name, e.g. `{ worker: 2 }` in a storage worker. */
+export type LogFields = Readonly<Record<string, string | number>>;
+
+export function createLogger(
+  level: string,
+  destination?: NodeJS.WritableStream,
+  fields: LogFields = {},
+): Logger {
   const options: LoggerOptions = {
     level,
-    base: BASE,
+    base: { ...BASE, ...fields },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
@@ -57,8 +64,16 @@ const BASE = { service: 's3-gateway' };
  * each write at most 4096 bytes of whole lines, so that the lines of several processes sharing
  * one pipe never interleave (writes up to PIPE_BUF are atomic).
  */
-export function createAccessLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  const options: LoggerOptions = { level, base: BASE, timestamp: pino.stdTimeFunctions.isoTime };
+export function createAccessLogger(
+  level: string,
+  destination?: NodeJS.WritableStream,
+  fields: LogFields = {},
+): Logger {
+  const options: LoggerOptions = {
+    level,
+    base: { ...BASE, ...fields },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
   return pino(options, (destination ?? pino.destination({ dest: 1, sync: false, maxWrite: 4096 })) as never);
 }
 

@@ -169,7 +169,25 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly storageWorkers = new Gauge({
+    name: 'gateway_storage_workers',
+    help: 'Processes serving the storage endpoint (GATEWAY_WORKERS); 0 while they are being replaced.',
+    registers: [this.registry],
+  });
+  readonly storageWorkerRestarts = new Counter({
+    name: 'gateway_storage_worker_restarts_total',
+    help: 'Storage worker processes that stopped unexpectedly and were replaced.',
+    registers: [this.registry],
+  });
+
   readonly organisationLabels: OrganisationLabels;
+
+  /** Counts the access cache's hits, misses and invalidations (the store's cache events). */
+  readonly cacheEventRecorder = {
+    onHit: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'hit' }),
+    onMiss: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'miss' }),
+    onInvalidate: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'invalidation' }),
+  };
 
   constructor(options: { maxOrganisationLabels?: number; defaultMetrics?: boolean } = {}) {
     this.organisationLabels = new OrganisationLabels(

@@ -21,7 +21,16 @@ export interface Database {
   readonly supportsListen: boolean;
   /** Where it runs, without credentials, for the start-up log. */
   readonly description: string;
+  /** How another process of this gateway (a storage worker) connects to the same database. */
+  readonly shared: SharedDatabase;
   close(): Promise<void>;
+}
+
+/** A database opened by the gateway's main process, as its storage workers connect to it. */
+export interface SharedDatabase {
+  readonly kind: Database['kind'];
+  /** postgres:// URL, credentials included: it travels over the workers' private IPC channel only. */
+  readonly url: string;
 }
 
 function redactUrl(url: string): string {
@@ -42,25 +51,37 @@ export function connectPostgres(url: string, poolSize: number): Database {
     kind: 'postgres',
     supportsListen: true,
     description: redactUrl(url),
+    shared: { kind: 'postgres', url },
     close: () => sql.end({ timeout: 5 }),
   };
 }
 
-/** Opens the configured database, or an embedded one under the data directory when none is set. */
-export async function openDatabase(config: GatewayConfig): Promise<Database> {
+/**
+ * Opens the configured database, or an embedded one under the data directory when none is set;
+ * `processes` is how many processes of this gateway will connect to it (the embedded server
+ * accepts that many sessions and a few to spare).
+ */
+export async function openDatabase(config: GatewayConfig, processes = 1): Promise<Database> {
   if (config.database.url !== null) return connectPostgres(config.database.url, config.database.poolSize);
-  const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'));
+  const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), {
+    maxConnections: 4 + 2 * processes,
+  });
   return wrapEmbedded(embedded);
 }
 
+/** PGlite serves one session at a time; a pool of one per process keeps transactions from interleaving. */
+function connectEmbedded(url: string): postgres.Sql {
+  return postgres(url, { max: 1, onnotice: () => undefined, ...TYPE_OPTIONS });
+}
+
 export function wrapEmbedded(embedded: EmbeddedPostgres): Database {
-  // PGlite serves one session at a time; a pool of one keeps transactions from interleaving.
-  const sql = postgres(embedded.url, { max: 1, onnotice: () => undefined, ...TYPE_OPTIONS });
+  const sql = connectEmbedded(embedded.url);
   return {
     sql,
     kind: 'embedded',
     supportsListen: false,
     description: `embedded PGlite (${embedded.dataDir ?? 'in memory'})`,
+    shared: { kind: 'embedded', url: embedded.url },
     close: async () => {
       try {
         await sql.end({ timeout: 5 });
@@ -68,5 +89,19 @@ export function wrapEmbedded(embedded: EmbeddedPostgres): Database {
         await embedded.stop();
       }
     },
+  };
+}
+
+/** A storage worker's connection to the database its main process opened. */
+export function connectShared(shared: SharedDatabase, poolSize: number): Database {
+  if (shared.kind === 'postgres') return connectPostgres(shared.url, poolSize);
+  const sql = connectEmbedded(shared.url);
+  return {
+    sql,
+    kind: 'embedded',
+    supportsListen: false,
+    description: 'embedded PGlite (in the main process)',
+    shared,
+    close: () => sql.end({ timeout: 5 }),
   };
 }

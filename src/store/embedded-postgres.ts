@@ -14,13 +14,21 @@ export interface EmbeddedPostgres {
  * PGlite (PostgreSQL compiled to WebAssembly) served over the wire protocol on a loopback port, so the
  * same postgres.js code runs against it as against a real server. dataDir null keeps it in memory.
  */
-export async function startEmbeddedPostgres(dataDir: string | null): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string | null,
+  options: { maxConnections?: number } = {},
+): Promise<EmbeddedPostgres> {
   if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
   const lock = dataDir === null ? null : await acquireDirectoryLock(dataDir);
   let db: PGlite | null = null;
   try {
     db = await PGlite.create(dataDir ?? undefined);
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
+    const server = new PGLiteSocketServer({
+      db,
+      host: '127.0.0.1',
+      port: 0,
+      maxConnections: options.maxConnections ?? 4,
+    });
     await server.start();
     const address = server.getServerConn();
     const opened = db;

@@ -27,13 +27,15 @@ export interface StoreOptions {
   masterKey: Buffer;
   cache: { ttlMs: number; maxEntries: number; events?: CacheEvents };
   usageFlushIntervalMs?: number;
+  /** False in a storage worker: its main process migrated the database before starting it. */
+  migrate?: boolean;
   /** A change committed but not announced to the other instances (their entries expire with the TTL). */
   onNotifyError?: (error: unknown, invalidation: Invalidation) => void;
 }
 
 /** Builds the store over an open database: migrates, starts listening for peers' invalidations. */
 export async function createStore(db: Database, options: StoreOptions): Promise<Store> {
-  await runMigrations(db.sql);
+  if (options.migrate !== false) await runMigrations(db.sql);
   const bus = new InvalidationBus(db.sql, {
     notifyPeers: db.supportsListen,
     ...(options.onNotifyError === undefined ? {} : { onNotifyError: options.onNotifyError }),
@@ -63,19 +65,28 @@ export async function createStore(db: Database, options: StoreOptions): Promise<
   };
 }
 
-export async function openStore(
+/** The store's options as the configuration sets them. */
+export function storeOptions(
   config: GatewayConfig,
   masterKey: Buffer,
   events?: CacheEvents,
   onNotifyError?: StoreOptions['onNotifyError'],
-): Promise<Store> {
-  const db = await openDatabase(config);
+): StoreOptions {
+  return {
+    masterKey,
+    cache: { ttlMs: config.cache.ttlSeconds * 1000, maxEntries: config.cache.maxEntries, events },
+    ...(onNotifyError === undefined ? {} : { onNotifyError }),
+  };
+}
+
+/**
+ * Opens the configured database (`processes`: how many processes of this gateway will use it) and
+ * builds the store over it.
+ */
+export async function openStore(config: GatewayConfig, options: StoreOptions, processes = 1): Promise<Store> {
+  const db = await openDatabase(config, processes);
   try {
-    return await createStore(db, {
-      masterKey,
-      cache: { ttlMs: config.cache.ttlSeconds * 1000, maxEntries: config.cache.maxEntries, events },
-      ...(onNotifyError === undefined ? {} : { onNotifyError }),
-    });
+    return await createStore(db, options);
   } catch (error) {
     // A failed migration must not leave the embedded database open (and its directory locked).
     await db.close().catch(() => undefined);

@@ -71,6 +71,14 @@ export class InvalidationBus {
     }
   }
 
+  /**
+   * An invalidation another process of this instance published, relayed to this one (a storage
+   * worker's, when the database cannot carry NOTIFY between them): applied here, sent nowhere.
+   */
+  receive(invalidation: Invalidation): void {
+    this.#deliver(invalidation);
+  }
+
   /** Receives the other instances' invalidations; this one's own come back too and are skipped. */
   async listen(): Promise<void> {
     if (!this.#notifyPeers || this.#unlisten !== null) return;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it, type TestContext } from 'vitest';
-import type { StorageKey } from './control-plane.js';
+import type { StorageKey } from '../../support/control-plane.js';
 import type { LoopbackResolver } from './drivers/loopback-agent.js';
 import { EARLIER_STEP_FAILED } from './step-failure.js';
 import { startWorld, storedEtag, storedObject, uniqueName, type World } from './world.js';

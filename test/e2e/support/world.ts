@@ -12,7 +12,7 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { ControlPlane, type StorageKey } from './control-plane.js';
+import { ControlPlane, type StorageKey } from '../../support/control-plane.js';
 import { startForwardProxy, type ForwardProxy } from './forward-proxy.js';
 
 export const REGION = 'us-east-1';

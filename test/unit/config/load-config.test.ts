@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseListenAddress, redactCredentials } from '../../../src/config/load.js';
+import { storageWorkerCount } from '../../../src/config/schema.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -164,5 +165,25 @@ describe('configuration', () => {
     expect(problemsOf({ GATEWAY_SHUTDOWN_DRAIN_SECONDS: '-1' })[0]).toMatch(
       /^GATEWAY_SHUTDOWN_DRAIN_SECONDS: /,
     );
+  });
+
+  it('serves storage from one process per core in production and one locally, unless GATEWAY_WORKERS says', () => {
+    const production = {
+      GATEWAY_MODE: 'production',
+      GATEWAY_MASTER_KEY: 'a'.repeat(64),
+      GATEWAY_JWT_SECRET: 'j'.repeat(40),
+      DATABASE_URL: 'postgres://gateway@db/gateway',
+      GATEWAY_BACKEND_URL: 'http://rgw:7480',
+      GATEWAY_BACKEND_ACCESS_KEY_ID: 'key',
+      GATEWAY_BACKEND_SECRET_ACCESS_KEY: 'secret',
+    };
+    expect(storageWorkerCount(loadConfig(production), 4)).toBe(4);
+    expect(storageWorkerCount(loadConfig(production), 1)).toBe(1);
+    expect(storageWorkerCount(loadConfig({}), 4)).toBe(1);
+    expect(storageWorkerCount(loadConfig({ ...production, GATEWAY_WORKERS: '2' }), 8)).toBe(2);
+    expect(storageWorkerCount(loadConfig({ GATEWAY_WORKERS: '3' }), 1)).toBe(3);
+    for (const bad of ['0', 'all', '257']) {
+      expect(problemsOf({ GATEWAY_WORKERS: bad })[0]).toMatch(/^GATEWAY_WORKERS: /);
+    }
   });
 });
