@@ -16,7 +16,7 @@ import {
   Security,
   SuccessResponse,
   Tags,
-} from 'tsoa';
+} from '@tsoa/runtime';
 import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { callerOf } from '../auth/caller.js';
 import type { PageSize } from '../models/common.js';

@@ -1,4 +1,4 @@
-import { Controller, Get, Response, Route, Tags } from 'tsoa';
+import { Controller, Get, Response, Route, Tags } from '@tsoa/runtime';
 import type { HealthReport, OpenApiDocument, VersionInfo } from '../models/system.js';
 import { openApiDocument } from '../openapi-document.js';
 import type { ControlServices } from '../services/index.js';
