@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config/load.js';
-import { createAccessLogger, createLogger } from './observability/logger.js';
+import { createLogger } from './observability/logger.js';
 import { startGateway } from './runtime.js';
 import { DirectoryInUseError } from './store/directory-lock.js';
 import { printWelcome } from './welcome.js';
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const gateway = await startGateway(config, { logger, accessLog: createAccessLogger(config.logLevel) });
+  const gateway = await startGateway(config, { logger });
   printWelcome(gateway);
 
   let signals = 0;

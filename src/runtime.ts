@@ -75,13 +75,16 @@ export async function startGateway(
   options: { logger?: Logger; accessLog?: Logger; metrics?: GatewayMetrics } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  const metrics =
+    options.metrics ?? new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
   // A logger given without an access log (tests) takes the access lines too.
-  const accessLog = options.accessLog ?? options.logger ?? createAccessLogger(config.logLevel);
+  const accessLog =
+    options.accessLog ??
+    options.logger ??
+    createAccessLogger(config.logLevel, { onDrop: (lines) => metrics.accessLogDropped.inc(lines) });
   const secrets = resolveSecrets(config);
   for (const file of secrets.generated)
     logger.warn({ file }, 'generated a development secret; set it in production');
-  const metrics =
-    options.metrics ?? new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
   const workerCount = storageWorkerCount(config, os.availableParallelism());
   const lifecycle = new Lifecycle();
 

@@ -34,8 +34,11 @@ export async function runStorageWorker(): Promise<void> {
   const assignment = await nextAssignment();
   const { config, slot } = assignment;
   const logger = createLogger(config.logLevel, undefined, { worker: slot });
-  const accessLog = createAccessLogger(config.logLevel, undefined, { worker: slot });
   const metrics = new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
+  const accessLog = createAccessLogger(config.logLevel, {
+    fields: { worker: slot },
+    onDrop: (lines) => metrics.accessLogDropped.inc(lines),
+  });
   let store: Store | null = null;
   let endpoint: StorageEndpoint;
   try {

@@ -56,25 +56,39 @@ export function createLogger(
 
 const BASE = { service: 's3-gateway' };
 
+/** What the access log may hold in memory while stdout is not being read, before it drops lines. */
+export const ACCESS_LOG_MAX_BUFFER_BYTES = 16 * 1024 * 1024;
+
 /**
- * The storage endpoint's access log: one line per request, built by the gateway from fields that
- * hold no secret (the target's signature parameters are redacted before it is logged), so it
- * skips the redaction pass, which would cost more than the line itself. On stdout it is written
+ * The storage endpoint's access log on stdout: one line per request, built by the gateway from
+ * fields that hold no secret (the target's signature parameters are redacted before it is
+ * logged), so it skips the redaction pass, which would cost more than the line itself. Written
  * asynchronously: lines that arrive while a write is under way go out together in the next one,
- * each write at most 4096 bytes of whole lines, so that the lines of several processes sharing
- * one pipe never interleave (writes up to PIPE_BUF are atomic).
+ * each write at most 4096 bytes of whole lines, so that the lines of several processes sharing one
+ * pipe never interleave (writes up to PIPE_BUF are atomic). A reader that stops reading (a stuck
+ * log shipper) must not grow the gateway without bound nor stall requests: beyond
+ * {@link ACCESS_LOG_MAX_BUFFER_BYTES} waiting, lines are dropped and counted by `onDrop`.
  */
 export function createAccessLogger(
   level: string,
-  destination?: NodeJS.WritableStream,
-  fields: LogFields = {},
+  options: { fields?: LogFields; onDrop?: (lines: number) => void } = {},
 ): Logger {
-  const options: LoggerOptions = {
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    maxWrite: 4096,
+    maxLength: ACCESS_LOG_MAX_BUFFER_BYTES,
+  });
+  const { onDrop } = options;
+  if (onDrop !== undefined) {
+    destination.on('drop', (data: string) => onDrop(data.split('\n').length - 1 || 1));
+  }
+  const loggerOptions: LoggerOptions = {
     level,
-    base: { ...BASE, ...fields },
+    base: { ...BASE, ...options.fields },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return pino(options, (destination ?? pino.destination({ dest: 1, sync: false, maxWrite: 4096 })) as never);
+  return pino(loggerOptions, destination);
 }
 
 const SECRET_QUERY_PARAMETER = /([?&](?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&]*/gi;

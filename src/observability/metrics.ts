@@ -169,6 +169,11 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly accessLogDropped = new Counter({
+    name: 'gateway_access_log_dropped_lines_total',
+    help: 'Access log lines dropped because stdout was not read fast enough (16 MiB were waiting).',
+    registers: [this.registry],
+  });
   readonly storageWorkers = new Gauge({
     name: 'gateway_storage_workers',
     help: 'Processes serving the storage endpoint (GATEWAY_WORKERS); 0 while they are being replaced.',

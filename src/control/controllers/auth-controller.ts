@@ -1,5 +1,15 @@
 import type { Request as ExpressRequest } from 'express';
-import { Body, Controller, Post, Produces, Request, Response, Route, SuccessResponse, Tags } from '@tsoa/runtime';
+import {
+  Body,
+  Controller,
+  Post,
+  Produces,
+  Request,
+  Response,
+  Route,
+  SuccessResponse,
+  Tags,
+} from '@tsoa/runtime';
 import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import { originOf } from '../auth/caller.js';
 import { readRefreshCookie } from '../auth/refresh-cookie.js';

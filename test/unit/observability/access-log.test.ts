@@ -1,0 +1,39 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ACCESS_LOG_MAX_BUFFER_BYTES } from '../../../src/observability/logger.js';
+
+const WRITER = fileURLToPath(new URL('../../support/access-log-writer.ts', import.meta.url));
+
+describe('access log', () => {
+  it('drops and counts lines instead of growing without bound while stdout is not read', async () => {
+    const total = 100_000; // about 50 MiB of lines, three times what may wait
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER], {
+      env: { ...process.env, LINES: String(total) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Nobody reads stdout until the writer has written every line and said how it went.
+    child.stdout.pause();
+    const report = await new Promise<{ dropped: number }>((resolve, reject) => {
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        const line = stderr.split('\n').find((text) => text.startsWith('{'));
+        if (line !== undefined) resolve(JSON.parse(line) as { dropped: number });
+      });
+      child.once('exit', (code) => reject(new Error(`writer exited (${code}) before reporting: ${stderr}`)));
+    });
+    expect(report.dropped).toBeGreaterThan(0);
+
+    // What was kept arrives whole: every line complete, and kept plus dropped is every line.
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    child.stdout.resume();
+    await new Promise((resolve) => child.once('close', resolve));
+    const kept = text.split('\n').filter((line) => line !== '');
+    for (const line of kept) expect(JSON.parse(line)).toMatchObject({ msg: 's3 request' });
+    expect(kept.length + report.dropped).toBe(total);
+    // What waited was bounded: the buffer's limit and what the pipe itself holds (64 KiB here).
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(ACCESS_LOG_MAX_BUFFER_BYTES + 1024 * 1024);
+  });
+});
