@@ -77,10 +77,8 @@ export async function startGateway(
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics =
     options.metrics ?? new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
-  // A logger given without an access log (tests) takes the access lines too.
   const accessLog =
     options.accessLog ??
-    options.logger ??
     createAccessLogger(config.logLevel, { onDrop: (lines) => metrics.accessLogDropped.inc(lines) });
   const secrets = resolveSecrets(config);
   for (const file of secrets.generated)

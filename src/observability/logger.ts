@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { LineWriter } from './line-writer.js';
 
 export type { Logger };
 
@@ -63,26 +64,19 @@ export const ACCESS_LOG_MAX_BUFFER_BYTES = 16 * 1024 * 1024;
  * The storage endpoint's access log on stdout: one line per request, built by the gateway from
  * fields that hold no secret (the target's signature parameters are redacted before it is
  * logged), so it skips the redaction pass, which would cost more than the line itself. Written
- * asynchronously: lines that arrive while a write is under way go out together in the next one,
- * each write at most 4096 bytes of whole lines, so that the lines of several processes sharing one
- * pipe never interleave (writes up to PIPE_BUF are atomic). A reader that stops reading (a stuck
- * log shipper) must not grow the gateway without bound nor stall requests: beyond
- * {@link ACCESS_LOG_MAX_BUFFER_BYTES} waiting, lines are dropped and counted by `onDrop`.
+ * without ever blocking the event loop (line-writer.ts); beyond
+ * {@link ACCESS_LOG_MAX_BUFFER_BYTES} waiting for a reader that stopped reading (a stuck log
+ * shipper), lines are dropped and counted by `onDrop`.
  */
 export function createAccessLogger(
   level: string,
-  options: { fields?: LogFields; onDrop?: (lines: number) => void } = {},
+  options: { fields?: LogFields; onDrop?: (lines: number) => void; fd?: number } = {},
 ): Logger {
-  const destination = pino.destination({
-    dest: 1,
-    sync: false,
-    maxWrite: 4096,
-    maxLength: ACCESS_LOG_MAX_BUFFER_BYTES,
+  const destination = new LineWriter({
+    maxBufferedBytes: ACCESS_LOG_MAX_BUFFER_BYTES,
+    ...(options.fd === undefined ? {} : { fd: options.fd }),
+    ...(options.onDrop === undefined ? {} : { onDrop: options.onDrop }),
   });
-  const { onDrop } = options;
-  if (onDrop !== undefined) {
-    destination.on('drop', (data: string) => onDrop(data.split('\n').length - 1 || 1));
-  }
   const loggerOptions: LoggerOptions = {
     level,
     base: { ...BASE, ...options.fields },

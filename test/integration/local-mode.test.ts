@@ -4,8 +4,14 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { startGateway } from '../../src/runtime.js';
+
+/** A gateway that logs nothing, access lines included. */
+function quiet(): { logger: Logger; accessLog: Logger } {
+  const logger = createLogger('silent');
+  return { logger, accessLog: logger };
+}
 
 describe('local mode (no DATABASE_URL, no backend configured)', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-local-'));
@@ -27,7 +33,8 @@ describe('local mode (no DATABASE_URL, no backend configured)', () => {
         callback();
       },
     });
-    const first = await startGateway(config, { logger: createLogger('info', sink) });
+    const logger = createLogger('info', sink);
+    const first = await startGateway(config, { logger, accessLog: logger });
     let firstCredential: string;
     try {
       expect(first.context.store.db.kind).toBe('embedded');
@@ -54,14 +61,14 @@ describe('local mode (no DATABASE_URL, no backend configured)', () => {
       expect(await metrics.text()).toContain('gateway_s3_requests_total');
 
       // A second gateway on the same data directory would corrupt the embedded database.
-      await expect(startGateway(loadConfig(env), { logger: createLogger('silent') })).rejects.toThrow(
+      await expect(startGateway(loadConfig(env), quiet())).rejects.toThrow(
         /in use by another gateway process/,
       );
     } finally {
       await first.stop();
     }
 
-    const second = await startGateway(loadConfig(env), { logger: createLogger('silent') });
+    const second = await startGateway(loadConfig(env), quiet());
     try {
       expect(second.bootstrap.created).toBeNull();
       const credential = await second.context.store.credentials.find(firstCredential);

@@ -12,7 +12,7 @@ const padding = 'x'.repeat(400);
 let written = 0;
 function batch(): void {
   for (let i = 0; i < 1000 && written < lines; i += 1, written += 1)
-    log.info({ n: written, padding }, 's3 request');
+    log.info({ writer: process.pid, n: written, padding }, 's3 request');
   if (written < lines) setImmediate(batch);
   else {
     process.stderr.write(`${JSON.stringify({ dropped })}\n`);

@@ -58,7 +58,9 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       callback();
     },
   });
-  const gateway = await startGateway(config, { logger: createLogger(config.logLevel, sink) });
+  // Access lines go to the same sink, so tests read (and audit) them with the rest.
+  const logger = createLogger(config.logLevel, sink);
+  const gateway = await startGateway(config, { logger, accessLog: logger });
   const created = gateway.bootstrap.created;
   if (created === null) throw new Error('expected a first start');
   return {

@@ -54,7 +54,8 @@ describe.runIf(realPostgresUrl() !== null)('login rate limit, two gateways on on
       DATABASE_URL: first.database?.url as string,
     });
     const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-    second = await startGateway(config, { logger: createLogger('info', quiet) });
+    const logger = createLogger('info', quiet);
+    second = await startGateway(config, { logger, accessLog: logger });
   });
   afterAll(async () => {
     await second?.stop();

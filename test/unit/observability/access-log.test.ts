@@ -36,4 +36,37 @@ describe('access log', () => {
     // What waited was bounded: the buffer's limit and what the pipe itself holds (64 KiB here).
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(ACCESS_LOG_MAX_BUFFER_BYTES + 1024 * 1024);
   });
+
+  it('never interleaves the lines of processes sharing one pipe (storage workers)', async () => {
+    const each = 20_000;
+    const writer = `'${process.execPath}' --import tsx '${WRITER}'`;
+    // Both writers inherit the shell's stdout: one pipe, two processes writing as fast as they can.
+    const shell = spawn('sh', ['-c', `${writer} & ${writer} & wait`], {
+      env: { ...process.env, LINES: String(each) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    let stderr = '';
+    shell.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    shell.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    expect(await new Promise((resolve) => shell.once('close', resolve))).toBe(0);
+
+    const dropped = stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .reduce((sum, line) => sum + (JSON.parse(line) as { dropped: number }).dropped, 0);
+    const perWriter = new Map<number, number[]>();
+    for (const line of text.split('\n').filter((candidate) => candidate !== '')) {
+      const entry = JSON.parse(line) as { writer: number; n: number };
+      perWriter.set(entry.writer, [...(perWriter.get(entry.writer) ?? []), entry.n]);
+    }
+    expect(perWriter.size).toBe(2);
+    let kept = 0;
+    for (const numbers of perWriter.values()) {
+      // Each writer's lines arrive whole and in order.
+      expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+      kept += numbers.length;
+    }
+    expect(kept + dropped).toBe(2 * each);
+  });
 });

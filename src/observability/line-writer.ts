@@ -1,0 +1,134 @@
+/**
+ * Where the access log goes: a pipe (or file) that must never stall the event loop and that
+ * several processes (the storage workers) share. pino's own destination either writes
+ * synchronously, blocking the process when the reader falls behind, or asynchronously one write
+ * per thread-pool round trip, which under load falls behind by itself.
+ *
+ * This writer collects the lines of one event-loop turn and writes them at the end of it with
+ * plain non-blocking write(2) calls of whole lines, each at most PIPE_BUF (4096) bytes, so
+ * the lines of several processes never interleave; a pipe that is full (EAGAIN) is tried again a
+ * little later, and while it stays full at most `maxBufferedBytes` wait before lines are dropped
+ * and counted.
+ */
+import fs from 'node:fs';
+
+/** Writes of up to this many bytes to a pipe are atomic (POSIX PIPE_BUF on Linux). */
+const ATOMIC_WRITE_BYTES = 4096;
+const RETRY_AFTER_MS = 10;
+/** At shutdown, how long flush() keeps trying a full pipe before giving the rest up. */
+const FINAL_FLUSH_MS = 2000;
+
+export interface LineWriterOptions {
+  /** File descriptor to write to; 1 (stdout) unless given. */
+  readonly fd?: number;
+  readonly maxBufferedBytes: number;
+  /** Lines given up because too much was waiting (or still waiting at the final flush). */
+  readonly onDrop?: (lines: number) => void;
+}
+
+export class LineWriter {
+  readonly #fd: number;
+  readonly #maxBufferedBytes: number;
+  readonly #onDrop: (lines: number) => void;
+  /** Whole lines not yet written, oldest first; the first may be the unwritten rest of a line. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #scheduled = false;
+  #retry: NodeJS.Timeout | null = null;
+
+  constructor(options: LineWriterOptions) {
+    this.#fd = options.fd ?? 1;
+    this.#maxBufferedBytes = options.maxBufferedBytes;
+    this.#onDrop = options.onDrop ?? (() => undefined);
+    // Node puts stdout into non-blocking mode when it opens the stream; without that a full pipe
+    // would block write(2) instead of answering EAGAIN.
+    if (this.#fd === 1) void process.stdout.writable;
+  }
+
+  /** pino's destination interface: one or more complete lines. */
+  write(lines: string): boolean {
+    const bytes = Buffer.from(lines, 'utf8');
+    if (this.#pendingBytes + bytes.length > this.#maxBufferedBytes) {
+      this.#onDrop(countLines(bytes));
+      return true;
+    }
+    this.#pending.push(bytes);
+    this.#pendingBytes += bytes.length;
+    if (!this.#scheduled && this.#retry === null) {
+      this.#scheduled = true;
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.#drain();
+      });
+    }
+    return true;
+  }
+
+  /** Writes what waits, trying a full pipe again for up to two seconds (shutdown); drops the rest. */
+  flush(done?: () => void): void {
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#retry = null;
+    const deadline = Date.now() + FINAL_FLUSH_MS;
+    while (!this.#drain() && Date.now() < deadline) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_AFTER_MS);
+    }
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#retry = null;
+    if (this.#pendingBytes > 0) {
+      this.#onDrop(this.#pending.reduce((lines, chunk) => lines + countLines(chunk), 0));
+      this.#pending = [];
+      this.#pendingBytes = 0;
+    }
+    done?.();
+  }
+
+  /** Writes until nothing waits (true) or the pipe is full (false, a retry scheduled). */
+  #drain(): boolean {
+    while (this.#pending.length > 0) {
+      const chunk = this.#nextChunk();
+      let written: number;
+      try {
+        written = fs.writeSync(this.#fd, chunk);
+      } catch (error) {
+        this.#pending.unshift(chunk);
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') {
+          // Not a full pipe: the log cannot be written at all (closed stdout); give it up.
+          this.#onDrop(this.#pending.reduce((lines, pending) => lines + countLines(pending), 0));
+          this.#pending = [];
+          this.#pendingBytes = 0;
+          return true;
+        }
+        this.#retry ??= setTimeout(() => {
+          this.#retry = null;
+          this.#drain();
+        }, RETRY_AFTER_MS);
+        return false;
+      }
+      this.#pendingBytes -= written;
+      if (written < chunk.length) this.#pending.unshift(chunk.subarray(written));
+    }
+    return true;
+  }
+
+  /** Takes whole lines from the front, as many as fit in one atomic write (at least one). */
+  #nextChunk(): Buffer {
+    const first = this.#pending.shift() as Buffer;
+    if (first.length >= ATOMIC_WRITE_BYTES || this.#pending.length === 0) return first;
+    const parts = [first];
+    let size = first.length;
+    while (this.#pending.length > 0) {
+      const next = this.#pending[0] as Buffer;
+      if (size + next.length > ATOMIC_WRITE_BYTES) break;
+      parts.push(next);
+      size += next.length;
+      this.#pending.shift();
+    }
+    return parts.length === 1 ? first : Buffer.concat(parts, size);
+  }
+}
+
+function countLines(chunk: Buffer): number {
+  let lines = 0;
+  for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, index + 1)) lines += 1;
+  return Math.max(lines, 1);
+}
