@@ -7,7 +7,7 @@ import { startEmbeddedS3, type EmbeddedS3 } from './backend/embedded-s3.js';
 import type { ObjectStoreBackend } from './backend/object-store.js';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import { resolveSecrets } from './config/local-secrets.js';
-import { storageWorkerCount, type GatewayConfig } from './config/schema.js';
+import { storageRunsInWorkers, storageWorkerCount, type GatewayConfig } from './config/schema.js';
 import { StorageWorkers } from './cluster/supervisor.js';
 import type { GatewayContext } from './context.js';
 import { createControlApp } from './control/app.js';
@@ -67,8 +67,8 @@ async function openBackend(
 
 /**
  * Assembles and starts the whole gateway from a validated configuration: the control plane and
- * the metrics listener in this process; the storage endpoint here too when it has one process,
- * else in GATEWAY_WORKERS worker processes (cluster/), this one supervising them.
+ * the metrics listener in this process; the storage endpoint in GATEWAY_WORKERS worker processes
+ * (cluster/) that this one supervises, or, in development with one worker, here too.
  */
 export async function startGateway(
   config: GatewayConfig,
@@ -106,7 +106,7 @@ export async function startGateway(
     const backend = opened.backend;
     const bootstrapped = await bootstrap(store, config);
 
-    if (workerCount === 1) {
+    if (!storageRunsInWorkers(config, workerCount)) {
       storage = await startStorageEndpoint({ config, store, backend, metrics, logger, accessLog });
       metrics.storageWorkers.set(1);
     } else {

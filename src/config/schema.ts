@@ -177,6 +177,16 @@ export function storageWorkerCount(
   return config.s3.workers ?? (config.mode === 'production' ? Math.max(1, cores) : 1);
 }
 
+/**
+ * Whether the storage endpoint runs in worker processes of its own. Always in production: there
+ * the control plane's work (password hashing, JSON) never delays a storage request, and workers
+ * run with memory settings of their own (cluster/supervisor.ts). In development only when more
+ * than one is asked for; a single one then runs in the main process.
+ */
+export function storageRunsInWorkers(config: Pick<GatewayConfig, 'mode'>, workers: number): boolean {
+  return config.mode === 'production' || workers > 1;
+}
+
 const LISTEN_VARIABLES = {
   s3: 'GATEWAY_S3_LISTEN',
   control: 'GATEWAY_CONTROL_LISTEN',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseListenAddress, redactCredentials } from '../../../src/config/load.js';
-import { storageWorkerCount } from '../../../src/config/schema.js';
+import { storageRunsInWorkers, storageWorkerCount } from '../../../src/config/schema.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -185,5 +185,9 @@ describe('configuration', () => {
     for (const bad of ['0', 'all', '257']) {
       expect(problemsOf({ GATEWAY_WORKERS: bad })[0]).toMatch(/^GATEWAY_WORKERS: /);
     }
+    // Production keeps storage apart from the control plane even with one worker.
+    expect(storageRunsInWorkers(loadConfig(production), 1)).toBe(true);
+    expect(storageRunsInWorkers(loadConfig({}), 1)).toBe(false);
+    expect(storageRunsInWorkers(loadConfig({}), 2)).toBe(true);
   });
 });
