@@ -14,6 +14,11 @@ export interface WorkerAssignment {
   /** 1..GATEWAY_WORKERS; a replacement takes the slot of the worker it replaces. */
   readonly slot: number;
   readonly config: GatewayConfig;
+  /**
+   * The storage port the workers share, once the first has bound it (GATEWAY_S3_LISTEN may ask
+   * for any free port); null: the configured one.
+   */
+  readonly port: number | null;
   /** The master key as the main process resolved it (configured, or generated in local mode), base64. */
   readonly masterKey: string;
   readonly database: SharedDatabase;

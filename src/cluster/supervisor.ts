@@ -1,6 +1,9 @@
 /**
- * The main process's side of the storage workers (GATEWAY_WORKERS > 1): forks them with
- * node:cluster, which shares the storage port between them, hands each its assignment, collects
+ * The main process's side of the storage workers: forks them with node:cluster, each listening
+ * on the storage port with a socket of its own (SO_REUSEPORT: the kernel spreads connections over
+ * them, and a worker that closes its socket takes no new ones while the others go on; cluster's
+ * own sharing would queue connections in this process, where one arriving as the last worker
+ * stops waits until shutdown ends). It hands each its assignment, collects
  * their metrics for the scrape, relays invalidations when the database cannot, replaces a worker
  * that dies (after a pause that grows while replacements keep dying young), and drains them all
  * on shutdown.
@@ -53,7 +56,7 @@ const METRICS_TIMEOUT_MS = 3_000;
 
 export interface StorageWorkersOptions {
   readonly count: number;
-  readonly assignment: Omit<WorkerAssignment, 'type' | 'slot'>;
+  readonly assignment: Omit<WorkerAssignment, 'type' | 'slot' | 'port'>;
   readonly logger: Logger;
   readonly metrics: GatewayMetrics;
   /** How long a worker may take to start serving (default 60 s). */
@@ -74,6 +77,7 @@ export class StorageWorkers {
   #metricsRequests = 0;
   #stopping = false;
   #url = '';
+  #port: number | null = null;
 
   private constructor(options: StorageWorkersOptions) {
     this.#options = options;
@@ -83,12 +87,17 @@ export class StorageWorkers {
   static async start(options: StorageWorkersOptions): Promise<StorageWorkers> {
     cluster.setupPrimary({ exec: WORKER_ENTRY, execArgv: workerExecArgv() });
     const workers = new StorageWorkers(options);
-    const slots = Array.from({ length: options.count }, (_, index) => index + 1);
-    const started = await Promise.allSettled(slots.map((slot) => workers.#spawn(slot)));
-    const failed = started.find((result) => result.status === 'rejected');
-    if (failed !== undefined) {
+    // The first binds the port (perhaps any free one); the others join it.
+    const slots = Array.from({ length: options.count - 1 }, (_, index) => index + 2);
+    try {
+      await workers.#spawn(1);
+      workers.#port = Number(new URL(workers.#url).port);
+      const started = await Promise.allSettled(slots.map((slot) => workers.#spawn(slot)));
+      const failed = started.find((result) => result.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    } catch (error) {
       await workers.stop(0);
-      throw failed.reason;
+      throw error;
     }
     return workers;
   }
@@ -179,7 +188,9 @@ export class StorageWorkers {
         failure = `not serving after ${timeoutMs} ms`;
         worker.process.kill('SIGKILL');
       }, timeoutMs);
-      worker.once('online', () => this.#send(worker, { type: 'gateway:assignment', slot, ...assignment }));
+      worker.once('online', () =>
+        this.#send(worker, { type: 'gateway:assignment', slot, port: this.#port, ...assignment }),
+      );
       worker.on('message', (message: unknown) => {
         if (!isMessage<FromWorker>(message)) return;
         switch (message.type) {

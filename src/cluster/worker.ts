@@ -47,13 +47,20 @@ export async function runStorageWorker(): Promise<void> {
       ...storeOptions(config, Buffer.from(assignment.masterKey, 'base64'), metrics.cacheEventRecorder),
       migrate: false,
     });
-    endpoint = await startStorageEndpoint({
+    const services = {
       config,
       store,
       backend: { ...assignment.backend, endpoint: new URL(assignment.backend.endpoint) },
       metrics,
       logger,
       accessLog,
+    };
+    const port = assignment.port === null ? {} : { port: assignment.port };
+    endpoint = await startStorageEndpoint(services, { reusePort: true, ...port }).catch((error: unknown) => {
+      // Where the platform has no SO_REUSEPORT, node:cluster shares the port through the main process.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTSUP') throw error;
+      logger.warn('no SO_REUSEPORT here: the main process hands connections to the storage workers');
+      return startStorageEndpoint(services, port);
     });
   } catch (error) {
     await store?.close().catch(() => undefined);

@@ -33,11 +33,27 @@ export function createServer(
   return http.createServer(options, listener);
 }
 
-export function listen(server: http.Server, address: string): Promise<AddressInfo> {
-  const { host, port } = parseListenAddress(address);
+export interface ListenOptions {
+  /** Instead of the address's port (a storage worker joining the port the first one got). */
+  readonly port?: number;
+  /**
+   * A socket of this process's own on a port other processes share (SO_REUSEPORT): the kernel
+   * spreads new connections over them, and each stops taking new ones when it closes its own.
+   */
+  readonly reusePort?: boolean;
+}
+
+export function listen(
+  server: http.Server,
+  address: string,
+  options: ListenOptions = {},
+): Promise<AddressInfo> {
+  const parsed = parseListenAddress(address);
+  const port = options.port ?? parsed.port;
+  const shared = options.reusePort === true ? { reusePort: true, exclusive: true } : {};
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host: parsed.host, ...shared }, () => {
       server.off('error', reject);
       resolve(server.address() as AddressInfo);
     });

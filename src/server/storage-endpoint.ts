@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import { answerClientError } from '../s3/answers/client-error.js';
 import { createS3Listener, type StorageServices } from '../s3/pipeline.js';
-import { closeServer, createServer, listen, urlOf } from './listen.js';
+import { closeServer, createServer, listen, urlOf, type ListenOptions } from './listen.js';
 
 export interface StorageEndpoint {
   readonly server: http.Server;
@@ -14,7 +14,10 @@ export interface StorageEndpoint {
   close(graceMs: number): Promise<void>;
 }
 
-export async function startStorageEndpoint(services: StorageServices): Promise<StorageEndpoint> {
+export async function startStorageEndpoint(
+  services: StorageServices,
+  listening: ListenOptions = {},
+): Promise<StorageEndpoint> {
   const { config } = services;
   // The storage pipeline refuses a missing Host itself, so that the answer is an S3 error document.
   const server = createServer(
@@ -36,7 +39,7 @@ export async function startStorageEndpoint(services: StorageServices): Promise<S
   // sends 100 Continue only once the request is authenticated and authorised.
   server.on('checkContinue', serve);
   try {
-    const url = urlOf(await listen(server, config.listen.s3), config.s3.tlsCertFile !== null);
+    const url = urlOf(await listen(server, config.listen.s3, listening), config.s3.tlsCertFile !== null);
     return {
       server,
       url,
