@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { thrownCode } from '../../support/thrown-code.js';
 import { encodeCopySource, parseCopySource } from '../../../src/protocol/copy-source.js';
-
-function code(call: () => unknown): string | undefined {
-  try {
-    call();
-    return undefined;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-}
 
 describe('parseCopySource', () => {
   it('decodes bucket, key and version, with or without a leading slash', () => {
@@ -47,7 +39,7 @@ describe('parseCopySource', () => {
       'Photos/k',
     ]) {
       expect(
-        code(() => parseCopySource(header)),
+        thrownCode(() => parseCopySource(header)),
         header,
       ).toBe('InvalidArgument');
     }

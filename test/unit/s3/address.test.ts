@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { thrownCode } from '../../support/thrown-code.js';
 import { resolveLocation } from '../../../src/s3/steps/address.js';
 
 const DOMAIN = 's3.example.com';
-
-function code(call: () => unknown): string | undefined {
-  try {
-    call();
-    return undefined;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-}
 
 describe('resolveAddress', () => {
   it('reads path-style bucket and key, decoding the key once', () => {
@@ -81,17 +73,19 @@ describe('resolveAddress', () => {
   });
 
   it('refuses malformed escapes and non-UTF-8 keys with InvalidURI', () => {
-    expect(code(() => resolveLocation(DOMAIN, '/b-1/a%zzb', DOMAIN))).toBe('InvalidURI');
-    expect(code(() => resolveLocation(DOMAIN, '/b-1/a%', DOMAIN))).toBe('InvalidURI');
-    expect(code(() => resolveLocation(DOMAIN, '/b-1/%FF%FE', DOMAIN))).toBe('InvalidURI');
-    expect(code(() => resolveLocation(DOMAIN, '*', DOMAIN))).toBe('InvalidURI');
+    expect(thrownCode(() => resolveLocation(DOMAIN, '/b-1/a%zzb', DOMAIN))).toBe('InvalidURI');
+    expect(thrownCode(() => resolveLocation(DOMAIN, '/b-1/a%', DOMAIN))).toBe('InvalidURI');
+    expect(thrownCode(() => resolveLocation(DOMAIN, '/b-1/%FF%FE', DOMAIN))).toBe('InvalidURI');
+    expect(thrownCode(() => resolveLocation(DOMAIN, '*', DOMAIN))).toBe('InvalidURI');
   });
 
   it('refuses invalid bucket names and over-long keys', () => {
-    expect(code(() => resolveLocation(DOMAIN, '/Upper/k', DOMAIN))).toBe('InvalidBucketName');
-    expect(code(() => resolveLocation(DOMAIN, '/ab/k', DOMAIN))).toBe('InvalidBucketName');
-    expect(code(() => resolveLocation('-bad.s3.example.com', '/k', DOMAIN))).toBe('InvalidBucketName');
-    expect(code(() => resolveLocation(DOMAIN, `/b-1/${'k'.repeat(1025)}`, DOMAIN))).toBe('KeyTooLongError');
+    expect(thrownCode(() => resolveLocation(DOMAIN, '/Upper/k', DOMAIN))).toBe('InvalidBucketName');
+    expect(thrownCode(() => resolveLocation(DOMAIN, '/ab/k', DOMAIN))).toBe('InvalidBucketName');
+    expect(thrownCode(() => resolveLocation('-bad.s3.example.com', '/k', DOMAIN))).toBe('InvalidBucketName');
+    expect(thrownCode(() => resolveLocation(DOMAIN, `/b-1/${'k'.repeat(1025)}`, DOMAIN))).toBe(
+      'KeyTooLongError',
+    );
     expect(resolveLocation(DOMAIN, `/b-1/${'k'.repeat(1024)}`, DOMAIN).key).toHaveLength(1024);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { thrownCode } from '../../support/thrown-code.js';
 import { MIN_PART_BYTES } from '../../../src/protocol/limits.js';
 import {
   fillEtag,
@@ -8,15 +9,6 @@ import {
   parseListPartsPage,
   storedParts,
 } from '../../../src/s3/upstream/completion.js';
-
-function code(call: () => unknown): string | undefined {
-  try {
-    call();
-    return undefined;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-}
 
 const completion = (parts: string) =>
   Buffer.from(
@@ -49,7 +41,7 @@ describe('parseCompletedParts', () => {
       Buffer.from('<Other><Part><PartNumber>1</PartNumber><ETag>a</ETag></Part></Other>'),
     ]) {
       expect(
-        code(() => parseCompletedParts(body)),
+        thrownCode(() => parseCompletedParts(body)),
         body.toString(),
       ).toBe('MalformedXML');
     }
