@@ -8,12 +8,15 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = process.argv[2] ?? 'dist';
 if (!/^[\w.-]+$/.test(outDir) || outDir === '.' || outDir === '..' || outDir === 'src') {
-  console.error(`build: the output folder must be a plain folder name under the repository, not "${outDir}"`);
+  process.stderr.write(
+    `build: the output folder must be a plain folder name under the repository, not "${outDir}"\n`,
+  );
   process.exit(2);
 }
 const out = path.join(root, outDir);
