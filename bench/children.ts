@@ -1,7 +1,11 @@
-/** The benchmark's child processes: the minimal backend and the gateway, talked to over IPC. */
-import { fork, type ChildProcess } from 'node:child_process';
+/**
+ * The benchmark's helper child processes, talked to over IPC: the minimal backend, and the floor
+ * (a bare http-proxy-3 in front of it). The gateway itself is started from its compiled entry
+ * point by gateway.ts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Credential } from './sign.js';
+import { onCleanup } from './cleanup.js';
 
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -13,11 +17,22 @@ interface Child {
   stop(): Promise<void>;
 }
 
-function spawnTs(script: string, env: Record<string, string>, extraExecArgv: string[] = []): Child {
-  const child = fork(fileURLToPath(new URL(script, import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', ...extraExecArgv],
+/**
+ * Starts `script` (relative to this folder) with the Node running the benchmark and an IPC channel,
+ * as fork() would, with only the given `execArgv` (fork() would hand the child this process's own
+ * tsx loader flags) and, with `cpus`, under `taskset -c <cpus>` (which execs node: same pid).
+ */
+function forkChild(
+  script: string,
+  args: string[],
+  execArgv: string[],
+  env: Record<string, string>,
+  cpus?: string,
+): Child {
+  const command = [process.execPath, ...execArgv, fileURLToPath(new URL(script, import.meta.url)), ...args];
+  if (cpus !== undefined) command.unshift('taskset', '-c', cpus);
+  const child = spawn(command[0] as string, command.slice(1), {
     env: { ...process.env, ...env },
-    // The gateway's access log goes to its stdout: discarded, but still written, as in production.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';
@@ -27,20 +42,23 @@ function spawnTs(script: string, env: Record<string, string>, extraExecArgv: str
   return {
     process: child,
     stderr: () => stderr,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          resolve();
-          return;
-        }
-        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        if (child.connected) child.send({ type: 'stop' }, () => child.disconnect());
-        else child.kill('SIGTERM');
-      }),
+    stop: onCleanup(
+      () =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            resolve();
+            return;
+          }
+          const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          // Both children exit when their IPC channel closes.
+          if (child.connected) child.disconnect();
+          else child.kill('SIGTERM');
+        }),
+    ),
   };
 }
 
@@ -70,8 +88,16 @@ function nextMessage<T>(child: Child, type: string, timeoutMs = START_TIMEOUT_MS
   });
 }
 
+async function whenReady(child: Child): Promise<{ url: string }> {
+  return nextMessage<{ url: string }>(child, 'ready').catch(async (error: unknown) => {
+    await child.stop();
+    throw error;
+  });
+}
+
 export interface BackendProcess {
   readonly url: string;
+  readonly pid: number;
   stats(): Promise<{ requests: number; bytesIn: number; bytesOut: number }>;
   stop(): Promise<void>;
 }
@@ -80,15 +106,13 @@ export interface BackendProcess {
 export const SLOW_PEER_MIB_PER_SECOND = 64;
 
 export async function startBackend(): Promise<BackendProcess> {
-  const child = spawnTs('./backend-process.ts', {
+  const child = forkChild('./backend-process.ts', [], ['--import', 'tsx'], {
     BENCH_SLOW_MIB_PER_SECOND: String(SLOW_PEER_MIB_PER_SECOND),
   });
-  const ready = await nextMessage<{ url: string }>(child, 'ready').catch(async (error: unknown) => {
-    await child.stop();
-    throw error;
-  });
+  const ready = await whenReady(child);
   return {
     url: ready.url,
+    pid: child.process.pid ?? 0,
     stats: async () => {
       const answer = nextMessage<{ requests: number; bytesIn: number; bytesOut: number }>(child, 'stats');
       child.process.send({ type: 'stats' });
@@ -98,60 +122,30 @@ export async function startBackend(): Promise<BackendProcess> {
   };
 }
 
-export type MemoryUsage = NodeJS.MemoryUsage;
-
-export interface GatewayProcess {
-  readonly s3Url: string;
-  readonly credential: Credential;
-  readonly bucket: string;
+export interface FloorProcess {
+  readonly url: string;
   readonly pid: number;
-  memory(): Promise<MemoryUsage>;
-  /** CPU time the gateway process has used so far (user + system, all its threads). */
-  cpuSeconds(): Promise<number>;
-  /** Collects a memoryUsage() every `everyMs` until the returned function is called. */
-  sample(everyMs: number): () => MemoryUsage[];
+  /** Whether it still runs, and the tail of its stderr: for an error message. */
+  diagnose(): string;
   stop(): Promise<void>;
 }
 
-export async function startGatewayProcess(backendUrl: string): Promise<GatewayProcess> {
-  // e.g. BENCH_GATEWAY_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the gateway.
-  const extra = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
-  const child = spawnTs('./gateway-process.ts', { BENCH_BACKEND_URL: backendUrl }, extra);
-  const ready = await nextMessage<{ s3Url: string; credential: Credential; bucket: string }>(
-    child,
-    'ready',
-  ).catch(async (error: unknown) => {
-    await child.stop();
-    throw error;
-  });
+/**
+ * The floor (floor-process.mjs), plain JavaScript with no loader, in front of `backendUrl` (the
+ * minimal backend or RGW); with `cpus`, started under `taskset -c <cpus>`.
+ */
+export async function startFloor(backendUrl: string, cpus?: string): Promise<FloorProcess> {
+  const child = forkChild('./floor-process.mjs', [backendUrl], [], {}, cpus);
+  const ready = await whenReady(child);
+  const pid = child.process.pid ?? 0;
   return {
-    s3Url: ready.s3Url,
-    credential: ready.credential,
-    bucket: ready.bucket,
-    pid: child.process.pid ?? 0,
-    memory: async () => {
-      const answer = nextMessage<{ usage: MemoryUsage }>(child, 'memory');
-      child.process.send({ type: 'memory' });
-      return (await answer).usage;
-    },
-    cpuSeconds: async () => {
-      const answer = nextMessage<{ usage: NodeJS.CpuUsage }>(child, 'cpu');
-      child.process.send({ type: 'cpu' });
-      const { usage } = await answer;
-      return (usage.user + usage.system) / 1e6;
-    },
-    sample: (everyMs) => {
-      const samples: MemoryUsage[] = [];
-      const onMessage = (message: { type?: string; usage?: MemoryUsage }) => {
-        if (message.type === 'memory' && message.usage !== undefined) samples.push(message.usage);
-      };
-      child.process.on('message', onMessage);
-      child.process.send({ type: 'sample', everyMs });
-      return () => {
-        child.process.send({ type: 'unsample' });
-        child.process.off('message', onMessage);
-        return samples;
-      };
+    url: ready.url,
+    pid,
+    diagnose: () => {
+      const { exitCode, signalCode } = child.process;
+      const state =
+        exitCode === null && signalCode === null ? 'running' : `exited (${exitCode ?? signalCode})`;
+      return `floor ${pid}: ${state}\nits stderr: ${child.stderr().slice(-2000)}`;
     },
     stop: () => child.stop(),
   };

@@ -11,15 +11,18 @@ export interface Target {
   readonly constant: string;
 }
 
-/** One measured value held against a target. */
+/** One measured value held against a target; `value` null: not measured (`reason` says why). */
 export interface Check {
   readonly name: string;
-  readonly value: number;
+  readonly value: number | null;
   readonly unit: string;
   readonly target: Target;
+  readonly reason?: string;
 }
 
-export function passes(check: Check): boolean {
+/** Met, missed, or null when not measured. */
+export function passes(check: Check): boolean | null {
+  if (check.value === null) return null;
   return check.target.kind === 'min' ? check.value >= check.target.limit : check.value <= check.target.limit;
 }
 
@@ -81,6 +84,32 @@ export async function timeOps(
   };
   await run(options.warmupMs);
   return run(options.durationMs);
+}
+
+/** The median (the mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/**
+ * Runs `run` once per side, side after side, `rounds` times over (A, B, A, B, …): load from other
+ * work on the machine drifts, and alternating makes the drift hit both sides alike.
+ */
+export async function alternateRounds<S extends string, T>(
+  sides: readonly S[],
+  rounds: number,
+  run: (side: S, round: number) => Promise<T>,
+): Promise<Record<S, T[]>> {
+  const results = Object.fromEntries(sides.map((side) => [side, [] as T[]])) as Record<S, T[]>;
+  for (let round = 0; round < rounds; round += 1) {
+    for (const side of sides) results[side].push(await run(side, round));
+  }
+  return results;
 }
 
 /** Nearest-rank percentile of an ascending array (p in 0..100). */

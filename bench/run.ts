@@ -1,25 +1,44 @@
 /**
- * `npm run bench [-- --quick] [-- --only=sigv4,proxy,stream]`: runs the benchmarks, prints their
- * tables and the targets, writes bench/results/latest.json, and exits 1 when a target is missed
- * (2 when a benchmark could not run at all).
+ * `npm run bench [-- --quick] [-- --only=sigv4,floor,memory,stream,rgw]`: runs the benchmarks,
+ * prints a table per section and the targets line by line, writes bench/results/latest.json, and
+ * exits 1 when a target is missed, 2 when a section could not run (or `rgw` was asked for with
+ * --only on a machine without Ceph).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
-import { startBackend, startGatewayProcess, type BackendProcess, type GatewayProcess } from './children.js';
-import { passes, type Section } from './measure.js';
-import { runProxy } from './proxy.js';
+import { startBackend, startFloor } from './children.js';
+import { cleanUpAll, cleanUpOnInterruptOrCrash } from './cleanup.js';
+import { findDatabaseServer } from './database.js';
+import { runFloor } from './floor.js';
+import { buildGateway, startGateway } from './gateway.js';
+import { describeMachine, printMachine } from './machine.js';
+import { passes, type Check, type Section } from './measure.js';
+import { runMemory } from './memory.js';
+import { treeRss } from './proc.js';
+import { printSection, printTargets } from './report.js';
+import { rgwNotRun, runRgw } from './rgw.js';
 import { FULL, QUICK } from './settings.js';
 import { runSigV4 } from './sigv4.js';
 import { runStreaming } from './streaming.js';
 
-const BENCHMARKS = ['sigv4', 'proxy', 'stream'] as const;
+const BENCHMARKS = ['sigv4', 'floor', 'memory', 'stream', 'rgw'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
+/** What the minimal backend is told it is (it ignores credentials). */
+const MINIMAL_BACKEND_KEYS = {
+  accessKeyId: 'BENCHBACKENDKEY',
+  secretAccessKey: 'bench-backend-secret',
+  region: 'us-east-1',
+};
 
-function parseArguments(argv: readonly string[]): { quick: boolean; only: Set<Benchmark> } {
+function parseArguments(argv: readonly string[]): {
+  quick: boolean;
+  only: Set<Benchmark>;
+  explicit: boolean;
+} {
   let quick = false;
   let only = new Set<Benchmark>(BENCHMARKS);
+  let explicit = false;
   for (const argument of argv) {
     if (argument === '--quick') quick = true;
     else if (argument.startsWith('--only=')) {
@@ -28,96 +47,108 @@ function parseArguments(argv: readonly string[]): { quick: boolean; only: Set<Be
       if (unknown.length > 0)
         throw new Error(`unknown benchmark ${unknown.join(', ')}; have ${BENCHMARKS.join(', ')}`);
       only = new Set(names as Benchmark[]);
+      explicit = true;
     } else throw new Error(`unknown argument ${argument}; use --quick and/or --only=${BENCHMARKS.join(',')}`);
   }
-  return { quick, only };
-}
-
-function printTable(columns: readonly string[], rows: readonly (readonly (string | number)[])[]): void {
-  const cells = [columns, ...rows].map((row) => row.map((cell) => String(cell)));
-  const widths = columns.map((_, index) => Math.max(...cells.map((row) => (row[index] ?? '').length)));
-  const line = (row: readonly string[]) =>
-    row
-      .map((cell, index) =>
-        typeof rows[0]?.[index] === 'number'
-          ? cell.padStart(widths[index] ?? 0)
-          : cell.padEnd(widths[index] ?? 0),
-      )
-      .join('  ')
-      .trimEnd();
-  console.log(line(cells[0] ?? []));
-  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const row of cells.slice(1)) console.log(line(row));
-}
-
-function printSection(section: Section): void {
-  console.log(`\n## ${section.title}\n`);
-  printTable(section.columns, section.rows);
-  for (const note of section.notes ?? []) console.log(`  ${note}`);
+  return { quick, only, explicit };
 }
 
 async function main(): Promise<number> {
-  const { quick, only } = parseArguments(process.argv.slice(2));
+  const { quick, only, explicit } = parseArguments(process.argv.slice(2));
+  cleanUpOnInterruptOrCrash();
   const settings = quick ? QUICK : FULL;
   const startedAt = new Date();
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  console.log(
-    `s3-gateway benchmarks${quick ? ' (--quick: short smoke run, numbers are rough)' : ''}: ` +
-      `Node ${process.version}, ${os.availableParallelism()} × ${cpu}`,
-  );
-  if (!process.version.startsWith('v24.'))
-    console.log('  warning: the project pins Node 24; run through npm.');
-  const loadAtStart = os.loadavg()[0] ?? 0;
-  if (loadAtStart > os.availableParallelism() / 2) {
-    console.log(
-      `  warning: load average ${loadAtStart.toFixed(1)} before starting: other work is running, so ` +
-        'wall-clock numbers (req/s, MiB/s, latency) will be low and noisy; CPU-time ones less so.',
-    );
-  }
+  const machine = describeMachine();
+  printMachine(machine, quick);
 
   const sections: Section[] = [];
-  if (only.has('sigv4')) {
-    const section = await runSigV4(settings);
+  const extraChecks: Check[] = [];
+  const failures: string[] = [];
+  const emit = (section: Section) => {
     printSection(section);
     sections.push(section);
-  }
-  if (only.has('proxy') || only.has('stream')) {
-    let backend: BackendProcess | null = null;
-    let gateway: GatewayProcess | null = null;
+  };
+  /** Runs one section; a failure is reported (null) and the others still run. */
+  const attempt = async <T>(name: string, body: () => Promise<T>): Promise<T | null> => {
     try {
-      backend = await startBackend();
-      gateway = await startGatewayProcess(backend.url);
-      if (only.has('proxy')) {
-        const section = await runProxy(settings, backend, gateway);
-        printSection(section);
-        sections.push(section);
-      }
-      if (only.has('stream')) {
-        const section = await runStreaming(settings, backend, gateway);
-        printSection(section);
-        sections.push(section);
-      }
-    } finally {
-      await gateway?.stop();
-      await backend?.stop();
+      return await body();
+    } catch (error) {
+      failures.push(name);
+      console.error(
+        `\n## ${name}: could not run\n${error instanceof Error ? (error.stack ?? error.message) : error}`,
+      );
+      return null;
     }
+  };
+
+  if (only.has('sigv4')) await attempt('sigv4', async () => emit(await runSigV4(settings)));
+
+  const needsGateway = ['floor', 'memory', 'stream', 'rgw'].some((name) => only.has(name as Benchmark));
+  const database = needsGateway ? await findDatabaseServer() : null;
+  if (needsGateway) {
+    console.log(
+      database === null
+        ? '\n  no PostgreSQL answers (BENCH_DATABASE_URL, postgres@127.0.0.1:5432): the gateway runs in development mode (embedded PGlite in its process)'
+        : `\n  the gateway runs in production mode on a fresh database per start (${database.description})`,
+    );
+    await attempt('build', async () => buildGateway());
   }
 
-  const checks = sections.flatMap((section) =>
-    section.checks.map((check) => ({ ...check, pass: passes(check) })),
-  );
-  console.log('\n## Targets\n');
-  printTable(
-    ['', 'measurement', 'value', 'target', 'constant'],
-    checks.map((check) => [
-      check.pass ? 'ok' : 'MISSED',
-      check.name,
-      `${check.value} ${check.unit}`,
-      `${check.target.kind === 'min' ? '≥' : '≤'} ${check.target.limit} ${check.unit}`,
-      check.target.constant,
-    ]),
-  );
-  const missed = checks.filter((check) => !check.pass);
+  if (!failures.includes('build') && (only.has('floor') || only.has('memory') || only.has('stream'))) {
+    // Gateways with one storage worker in front of the minimal backend: one for `floor` and
+    // `stream`, and a fresh one for `memory`, whose idle reading must not depend on what ran before
+    // (a gateway's RSS keeps the high-water mark of the loads it has served).
+    const startOneWorker = (backendUrl: string) =>
+      startGateway({ backend: { url: backendUrl, ...MINIMAL_BACKEND_KEYS }, workers: 1, database });
+    const stack = await attempt('minimal backend set-up', async () => {
+      const backend = await startBackend();
+      const floor = only.has('floor') ? await startFloor(backend.url) : null;
+      return { backend, floor };
+    });
+    if (stack !== null) {
+      const { backend, floor } = stack;
+      if (floor !== null || only.has('stream')) {
+        const gateway = await attempt('gateway start', () => startOneWorker(backend.url));
+        if (gateway !== null) {
+          if (floor !== null)
+            await attempt('floor', async () => emit(await runFloor(settings, backend, floor, gateway)));
+          if (only.has('stream'))
+            await attempt('stream', async () => emit(await runStreaming(settings, backend, gateway)));
+          await gateway.stop();
+        }
+      }
+      await floor?.stop();
+      if (only.has('memory')) {
+        await attempt('memory', async () => {
+          const gateway = await startOneWorker(backend.url);
+          try {
+            emit(await runMemory(settings, gateway, treeRss(gateway.pid)));
+          } finally {
+            await gateway.stop();
+          }
+        });
+      }
+      await backend.stop();
+    }
+    // Whatever a failed start left running is stopped by cleanUpAll at the end.
+  }
+
+  let exitForSkip = false;
+  if (only.has('rgw') && !failures.includes('build')) {
+    await attempt('rgw', async () => {
+      const skipped = await runRgw(settings, database, emit);
+      if (skipped === null) return;
+      console.log(`\n## rgw: not run: ${skipped}`);
+      extraChecks.push(...rgwNotRun(settings, skipped));
+      exitForSkip = explicit;
+    });
+  }
+  await database?.close();
+
+  const checks = [...sections.flatMap((section) => section.checks), ...extraChecks];
+  printTargets(checks);
+  const missed = checks.filter((check) => passes(check) === false);
+  const notRun = checks.filter((check) => passes(check) === null);
 
   const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(resultsDir, { recursive: true });
@@ -126,36 +157,40 @@ async function main(): Promise<number> {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     quick,
+    only: [...only],
     environment: {
-      node: process.version,
-      platform: `${os.platform()} ${os.release()}`,
-      cpu,
-      cores: os.availableParallelism(),
-      memoryMiB: Math.round(os.totalmem() / 2 ** 20),
-      loadAverageAtStart: loadAtStart,
-      loadAverageAtEnd: os.loadavg()[0] ?? 0,
+      ...machine,
+      gatewayDatabase: database?.description ?? 'embedded PGlite (development mode)',
     },
     settings,
-    sections: sections.map((section) => ({
-      ...section,
-      checks: section.checks.map((c) => ({ ...c, pass: passes(c) })),
-    })),
+    sections,
+    checks: checks.map((check) => ({ ...check, pass: passes(check) })),
+    failures,
     missed: missed.map((check) => check.name),
-    passed: missed.length === 0,
+    passed: missed.length === 0 && failures.length === 0,
   };
   // Formatted as the repository's prettier would, so `npm run format:check` stays clean.
   const options = (await prettier.resolveConfig(file)) ?? {};
   writeFileSync(file, await prettier.format(JSON.stringify(results), { ...options, parser: 'json' }));
-  console.log(`\n${checks.length - missed.length} of ${checks.length} targets met; results in ${file}`);
+  const met = checks.length - missed.length - notRun.length;
+  console.log(
+    `\n${met} of ${checks.length} targets met, ${missed.length} missed, ${notRun.length} not run` +
+      `${failures.length > 0 ? `; could not run: ${failures.join(', ')}` : ''}; ` +
+      `${((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)} min; results in ${file}`,
+  );
+  if (failures.length > 0 || exitForSkip) return 2;
   return missed.length === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 2;
-  },
-);
+main()
+  .then(
+    (code) => code,
+    (error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      return 2;
+    },
+  )
+  .then(async (code) => {
+    await cleanUpAll();
+    process.exit(code);
+  });

@@ -8,10 +8,21 @@ export interface Settings {
   readonly opsWarmupMs: number;
   /** Each aws-chunked decode + checksum measurement, roughly (its size is calibrated to it). */
   readonly chunkedMs: number;
-  /** Each proxy load scenario (one method, one target, one concurrency), after its warm-up. */
-  readonly loadMs: number;
-  readonly loadWarmupMs: number;
-  readonly concurrencies: readonly number[];
+  /** Each wrk measurement (one scenario, one side, one round), whole seconds (wrk's -d). */
+  readonly loadSeconds: number;
+  /** wrk run before each measurement and not counted. */
+  readonly warmupSeconds: number;
+  /** Alternating rounds (one side, then the other) per scenario; medians are reported. */
+  readonly rounds: number;
+  /** Connections of the floor comparison (the targets are stated at 32). */
+  readonly floorConnections: number;
+  /** Connections of the RGW comparison, and the one the memory growth target is stated at. */
+  readonly rgwConnections: readonly number[];
+  readonly memoryConnections: number;
+  /** One stream through the gateway and straight to RGW, each way. */
+  readonly rgwLargeBytes: number;
+  /** Alternating rounds of the large transfers. */
+  readonly rgwLargeRounds: number;
   /** Large-object sizes streamed through the gateway; memory growth must not depend on them. */
   readonly streamSizes: readonly number[];
   /** Size streamed against a slow peer (backpressure must hold the gateway's memory). */
@@ -23,9 +34,14 @@ export const FULL: Settings = {
   opsMs: 2000,
   opsWarmupMs: 500,
   chunkedMs: 2000,
-  loadMs: 5000,
-  loadWarmupMs: 1000,
-  concurrencies: [1, 8, 32],
+  loadSeconds: 5,
+  warmupSeconds: 1,
+  rounds: 3,
+  floorConnections: 32,
+  rgwConnections: [16, 64],
+  memoryConnections: 64,
+  rgwLargeBytes: 1 * GiB,
+  rgwLargeRounds: 2,
   streamSizes: [128 * MiB, 1 * GiB],
   slowPeerSize: 256 * MiB,
 };
@@ -35,9 +51,14 @@ export const QUICK: Settings = {
   opsMs: 300,
   opsWarmupMs: 100,
   chunkedMs: 300,
-  loadMs: 1000,
-  loadWarmupMs: 300,
-  concurrencies: [1, 8, 32],
+  loadSeconds: 2,
+  warmupSeconds: 1,
+  rounds: 1,
+  floorConnections: 32,
+  rgwConnections: [16, 64],
+  memoryConnections: 64,
+  rgwLargeBytes: 256 * MiB,
+  rgwLargeRounds: 1,
   streamSizes: [64 * MiB, 256 * MiB],
   slowPeerSize: 64 * MiB,
 };

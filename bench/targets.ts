@@ -1,11 +1,12 @@
 /**
  * Targets the benchmarks enforce: `npm run bench` exits 1 when one is missed.
  *
- * Set from runs on the reference machine (2 vCPUs, AMD EPYC, Node 24.21, shared with other jobs;
- * numbers in README.md "## Benchmarks"), with headroom so that noise does not fail a run but a
- * real regression does. Throughput that can be measured in CPU time is (ops per CPU-second of the
- * process doing the work): that stays steady when other jobs load the machine, where wall-clock
- * rates halve. Wall-clock rates and latencies get wider margins for the same reason.
+ * The in-process ones (SigV4, streaming) were set from runs on the reference machine (2 vCPUs,
+ * AMD EPYC, Node 24.21, shared with other jobs) with headroom; they are counted in CPU time where
+ * they can be, which stays steady when other jobs load the machine. The proxy targets are ratios
+ * against a reference measured in the same run, alternating rounds (the floor: a bare
+ * http-proxy-3; RGW itself), so machine speed and outside load cancel out. They state what users
+ * need (issue 10) and are never lowered to fit the code: a miss is a finding.
  */
 import type { Check, Target } from './measure.js';
 
@@ -24,24 +25,48 @@ export const TARGETS = {
    * pure-JavaScript CRC (this machine: CRC64NVME ~380, CRC32C ~90 MiB/s) would miss it.
    */
   CHUNKED_CRC32_MIN_MIBS: { kind: 'min', limit: 800 },
-  /** One client, small object, loopback: measured 0.8–1.6 ms p50 through the gateway. */
-  PROXY_C1_MAX_P50_MS: { kind: 'max', limit: 5 },
   /**
-   * Measured 4–13 ms p99, once 39 ms while other jobs loaded the machine: 2 cores shared by load
-   * generator, gateway and backend make the tail the noisiest number here.
+   * Gateway CPU per 4 KiB GET or PUT (header-signed or presigned), as a multiple of the floor's:
+   * a bare http-proxy-3 with a keep-alive agent in front of the same backend, measured in the same
+   * run (floor.ts). What the gateway adds (SigV4 verification, scope and suspension checks,
+   * re-signing, the access log, metrics) may cost at most as much again as proxying itself. A
+   * ratio, so it holds on any machine and under outside load, which slows both sides alike.
    */
-  PROXY_C1_MAX_P99_MS: { kind: 'max', limit: 75 },
+  FLOOR_MAX_CPU_RATIO: { kind: 'max', limit: 2.0 },
   /**
-   * Eight clients: measured 500–1300 req/s (one gateway process, so one core at most), 360 once
-   * under heavy outside load. The CPU-per-request target below is the sharper one.
+   * The same for a 4 KiB aws-chunked PUT with a CRC32 trailer (what current SDKs send): the gateway
+   * must also decode the framing and verify the checksum, which the floor forwards untouched.
    */
-  PROXY_C8_MIN_RPS: { kind: 'min', limit: 300 },
+  FLOOR_MAX_CPU_RATIO_AWS_CHUNKED: { kind: 'max', limit: 2.5 },
   /**
-   * Gateway CPU per small request (verify, authorise, re-sign, proxy, access log, metrics):
-   * measured 700–870 µs for GET and PUT on a quiet machine, up to 1300 µs under outside load
-   * (shared caches), 950–1500 µs for aws-chunked PUT. 2500 µs flags a real regression.
+   * One storage worker at 32 connections: at least half the floor's requests per second, in every
+   * small-object scenario. Wall-clock, so the backend and wrk share the cores with it on both sides.
    */
-  PROXY_MAX_CPU_US_PER_REQUEST: { kind: 'max', limit: 2500 },
+  FLOOR_MIN_RPS_PERCENT: { kind: 'min', limit: 50 },
+  /**
+   * RGW pinned to one core, the gateway (one worker) to the other: 4 KiB presigned GETs through
+   * the gateway reach at least 90% of RGW's own rate at 16 and 64 connections. With a core of its
+   * own the gateway should never be what limits a real store.
+   */
+  RGW_PINNED_MIN_GET_RPS_PERCENT: { kind: 'min', limit: 90 },
+  /** ...and add at most 1 ms to the median latency of those GETs. */
+  RGW_PINNED_MAX_ADDED_P50_MS: { kind: 'max', limit: 1 },
+  /**
+   * One 1 GiB stream PUT or GET through the gateway: at least 95% of the same transfer straight to
+   * RGW, pinned and unpinned. Streaming is copying buffers; the gateway must not be the bottleneck.
+   */
+  RGW_MIN_LARGE_THROUGHPUT_PERCENT: { kind: 'min', limit: 95 },
+  /**
+   * RSS of each process serving the storage endpoint (each worker; the main process when it is the
+   * only one), idle after start-up and a warm-up load: at most 150 MiB, so that one worker per core
+   * stays affordable on small machines.
+   */
+  MAX_IDLE_RSS_MIB_PER_WORKER: { kind: 'max', limit: 150 },
+  /**
+   * Growth of each such process's RSS above that idle value, at its peak while serving 64
+   * connections of 4 KiB requests: bounded per-connection and per-request memory.
+   */
+  MAX_RSS_GROWTH_MIB_UNDER_LOAD: { kind: 'max', limit: 100 },
   /**
    * The memory bound (growth as defined in streaming.ts): measured 0–62 MiB for 128 MiB, 1 GiB
    * and 4 GiB objects alike and against slow peers, i.e. independent of size; the spread is the
@@ -65,4 +90,9 @@ export type TargetName = keyof typeof TARGETS;
 /** A measured value held against the named target. */
 export function check(constant: TargetName, name: string, value: number, unit: string): Check {
   return { name, value, unit, target: { ...TARGETS[constant], constant } };
+}
+
+/** A target that could not be measured in this run, and why. */
+export function notRun(constant: TargetName, name: string, unit: string, reason: string): Check {
+  return { name, value: null, unit, reason, target: { ...TARGETS[constant], constant } };
 }

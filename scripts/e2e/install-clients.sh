@@ -6,7 +6,8 @@
 #   clients  awscli python3-boto3 s3cmd rclone curl        (real S3 clients driven by the tests)
 #   browser  chromium                                      (the browser upload test, via playwright-core)
 #   postgres postgresql                                    (a throw-away server, see scripts/postgres/up.sh)
-# GROUPs default to all four.  Safe to run repeatedly: when everything is installed it only prints
+#   bench    wrk                                           (the load generator of `npm run bench`)
+# GROUPs default to the first four (the suites' needs; `bench` only when named).  Safe to run repeatedly: when everything is installed it only prints
 # versions.  Needs root (or sudo) and apt; prints how long each step took.
 #
 # Note: a pyenv/pip `aws` (v1) and a pyenv `python3` (with its own boto3) may come first on PATH.
@@ -24,7 +25,8 @@ packages_of() {
     clients) echo awscli python3-boto3 s3cmd rclone curl ;;
     browser) echo chromium ;;
     postgres) echo postgresql ;;
-    *) echo "unknown group '$1' (expected ceph, clients, browser or postgres)" >&2; return 2 ;;
+    bench) echo wrk ;;
+    *) echo "unknown group '$1' (expected ceph, clients, browser, postgres or bench)" >&2; return 2 ;;
   esac
 }
 
@@ -84,6 +86,7 @@ for group in "${groups[@]}"; do
       echo "  rclone    $(/usr/bin/rclone version 2>/dev/null | awk 'NR==1{print $2}')"
       ;;
     browser) echo "  chromium  $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}')" ;;
+    bench) echo "  wrk       $(wrk -v 2>&1 | awk 'NR==1{print $2}')" ;;
     postgres)
       server=$(find /usr/lib/postgresql -mindepth 3 -maxdepth 3 -path '*/bin/postgres' 2>/dev/null | sort -V | tail -n 1)
       echo "  postgres  $("${server:-false}" --version 2>/dev/null | awk '{print $3}') (${server:-not found})"

@@ -1,0 +1,48 @@
+-- Replays one pre-signed request on every connection, as fast as the server answers.
+--
+--   wrk -t1 -c32 -d5s -s bench/wrk/replay.lua http://127.0.0.1:PORT -- REQUEST_FILE
+--
+-- REQUEST_FILE (written by bench/wrk.ts): the method on the first line, the request target on
+-- the second, then one "name: value" header per line, an empty line, and the body bytes (nothing
+-- for no body). wrk adds Content-Length itself, so the file must not hold one. The request is
+-- formatted once per thread in init() and no request() or response() function is defined, so
+-- wrk sends the same bytes each time and never hands a response to Lua: the load generator
+-- spends its CPU on HTTP only. done() prints one line, "BENCH_RESULT " and a JSON object.
+
+local function read_request(path)
+  local file = assert(io.open(path, "rb"))
+  local text = file:read("*a")
+  file:close()
+  local split = assert(text:find("\n\n", 1, true), "no empty line after the headers in " .. path)
+  local head, body = text:sub(1, split - 1), text:sub(split + 2)
+  local lines = {}
+  for line in head:gmatch("[^\n]+") do
+    lines[#lines + 1] = line
+  end
+  local headers = {}
+  for i = 3, #lines do
+    local name, value = lines[i]:match("^([^:]+):%s?(.*)$")
+    assert(name, "bad header line: " .. lines[i])
+    -- wrk's own Host entry is spelled "Host": replace it with the host the request was signed for.
+    if name:lower() == "host" then
+      name = "Host"
+    end
+    headers[name] = value
+  end
+  return lines[1], lines[2], headers, (#body > 0) and body or nil
+end
+
+function init(args)
+  wrk.method, wrk.path, wrk.headers, wrk.body = read_request(args[1])
+end
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_RESULT {"requests":%.0f,"durationUs":%.0f,"bytes":%.0f,' ..
+      '"errors":{"connect":%.0f,"read":%.0f,"write":%.0f,"status":%.0f,"timeout":%.0f},' ..
+      '"latencyUs":{"p50":%.0f,"p90":%.0f,"p99":%.0f,"max":%.0f,"mean":%.1f}}\n',
+    summary.requests, summary.duration, summary.bytes,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean))
+end
