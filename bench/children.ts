@@ -1,7 +1,7 @@
 /**
- * The benchmark's helper child processes, talked to over IPC: the minimal backend, and the floor
- * (a bare http-proxy-3 in front of it). The gateway itself is started from its compiled entry
- * point by gateway.ts.
+ * The benchmark's helper child processes, talked to over IPC: the minimal backend, the floor (a
+ * bare http-proxy-3 in front of it) and the undici pass-through (a bare proxy on undici's
+ * Pool.dispatch). The gateway itself is started from its compiled entry point by gateway.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +54,7 @@ function forkChild(
             clearTimeout(timer);
             resolve();
           });
-          // Both children exit when their IPC channel closes.
+          // Every child exits when its IPC channel closes.
           if (child.connected) child.disconnect();
           else child.kill('SIGTERM');
         }),
@@ -122,6 +122,7 @@ export async function startBackend(): Promise<BackendProcess> {
   };
 }
 
+/** A reference proxy in a child process: the floor, or the undici pass-through. */
 export interface FloorProcess {
   readonly url: string;
   readonly pid: number;
@@ -130,12 +131,14 @@ export interface FloorProcess {
   stop(): Promise<void>;
 }
 
-/**
- * The floor (floor-process.mjs), plain JavaScript with no loader, in front of `backendUrl` (the
- * minimal backend or RGW); with `cpus`, started under `taskset -c <cpus>`.
- */
-export async function startFloor(backendUrl: string, cpus?: string): Promise<FloorProcess> {
-  const child = forkChild('./floor-process.mjs', [backendUrl], [], {}, cpus);
+/** Starts a plain-JavaScript reference proxy (no loader) in front of `backendUrl`. */
+async function startReference(
+  script: string,
+  name: string,
+  backendUrl: string,
+  cpus?: string,
+): Promise<FloorProcess> {
+  const child = forkChild(script, [backendUrl], [], {}, cpus);
   const ready = await whenReady(child);
   const pid = child.process.pid ?? 0;
   return {
@@ -145,8 +148,21 @@ export async function startFloor(backendUrl: string, cpus?: string): Promise<Flo
       const { exitCode, signalCode } = child.process;
       const state =
         exitCode === null && signalCode === null ? 'running' : `exited (${exitCode ?? signalCode})`;
-      return `floor ${pid}: ${state}\nits stderr: ${child.stderr().slice(-2000)}`;
+      return `${name} ${pid}: ${state}\nits stderr: ${child.stderr().slice(-2000)}`;
     },
     stop: () => child.stop(),
   };
+}
+
+/**
+ * The floor (floor-process.mjs), plain JavaScript with no loader, in front of `backendUrl` (the
+ * minimal backend or RGW); with `cpus`, started under `taskset -c <cpus>`.
+ */
+export function startFloor(backendUrl: string, cpus?: string): Promise<FloorProcess> {
+  return startReference('./floor-process.mjs', 'floor', backendUrl, cpus);
+}
+
+/** The undici pass-through (undici-passthrough-process.mjs) in front of `backendUrl`. */
+export function startPassThrough(backendUrl: string): Promise<FloorProcess> {
+  return startReference('./undici-passthrough-process.mjs', 'undici pass-through', backendUrl);
 }

@@ -1,8 +1,10 @@
 /**
  * Section `floor`: the gateway (one storage worker) against the floor, a bare http-proxy-3 with a
  * keep-alive agent, both in front of the same minimal backend, for every 4 KiB scenario. Each
- * scenario alternates rounds (floor, gateway, floor, gateway, …) and reports medians: requests per
- * second, p50/p99, and the CPU time per request of every process on each side.
+ * scenario alternates rounds (floor, pass-through, gateway, floor, …) and reports medians: requests
+ * per second, p50/p99, and the CPU time per request of every process on each side. The undici
+ * pass-through (a bare proxy on the gateway's upstream client) is an informational reference in
+ * the same rounds, in a table of its own: no target is held against it.
  */
 import type { BackendProcess, FloorProcess } from './children.js';
 import type { Gateway } from './gateway.js';
@@ -14,14 +16,15 @@ import type { Settings } from './settings.js';
 import { check } from './targets.js';
 import { probe } from './wrk.js';
 
-type Side = 'floor' | 'gateway';
+type Side = 'floor' | 'passThrough' | 'gateway';
+const SIDES: readonly Side[] = ['floor', 'passThrough', 'gateway'];
 
 /** Medians over the rounds of one side of one scenario. */
 export interface SideSummary {
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  /** CPU µs per request: the proxy (floor or gateway, all its processes), the backend, wrk. */
+  /** CPU µs per request: the proxy (floor, pass-through or gateway, all its processes), the backend, wrk. */
   readonly proxyCpu: number;
   readonly backendCpu: number;
   readonly wrkCpu: number;
@@ -34,6 +37,7 @@ export interface SideSummary {
 export interface FloorScenarioResult {
   readonly scenario: SmallScenario;
   readonly floor: SideSummary;
+  readonly passThrough: SideSummary;
   readonly gateway: SideSummary;
   readonly rounds: Record<Side, LoadMeasurement[]>;
 }
@@ -72,23 +76,33 @@ const us = (value: number) => String(Math.round(value));
 export async function runFloor(
   settings: Settings,
   backend: BackendProcess,
-  floor: FloorProcess,
+  references: { floor: FloorProcess; passThrough: FloorProcess },
   gateway: Gateway,
 ): Promise<Section> {
+  const { floor, passThrough } = references;
   const body = randomBlock(SMALL_OBJECT_BYTES);
   const results: FloorScenarioResult[] = [];
   for (const scenario of SMALL_SCENARIOS) {
     // The backend answers any GET with 4 KiB and discards any PUT; keys only need to look real.
     const key = scenario.startsWith('GET') ? 'bench/object-4k.bin' : 'bench/upload-4k.bin';
     const access = { bucket: gateway.bucket, credential: gateway.credential };
-    const requests: Record<Side, Awaited<ReturnType<typeof smallRequest>>> = {
-      // Signed for the floor's host; the backend ignores the signature but gets the same bytes.
-      floor: await smallRequest(scenario, { endpoint: floor.url, ...access }, key, body),
-      gateway: await smallRequest(scenario, { endpoint: gateway.s3Url, ...access }, key, body),
+    const urls: Record<Side, string> = {
+      floor: floor.url,
+      passThrough: passThrough.url,
+      gateway: gateway.s3Url,
     };
-    const urls: Record<Side, string> = { floor: floor.url, gateway: gateway.s3Url };
-    for (const side of ['floor', 'gateway'] as const) await probe(urls[side], requests[side]);
-    const rounds = await alternateRounds(['floor', 'gateway'] as const, settings.rounds, (side) =>
+    const pids: Record<Side, number> = {
+      floor: floor.pid,
+      passThrough: passThrough.pid,
+      gateway: gateway.pid,
+    };
+    // Each signed for its own host; the references do not re-sign and the backend ignores the
+    // signature, but every side gets the same bytes.
+    const requests = {} as Record<Side, Awaited<ReturnType<typeof smallRequest>>>;
+    for (const side of SIDES)
+      requests[side] = await smallRequest(scenario, { endpoint: urls[side], ...access }, key, body);
+    for (const side of SIDES) await probe(urls[side], requests[side]);
+    const rounds = await alternateRounds(SIDES, settings.rounds, (side) =>
       measureLoad({
         baseUrl: urls[side],
         request: requests[side],
@@ -96,15 +110,18 @@ export async function runFloor(
         seconds: settings.loadSeconds,
         warmupSeconds: settings.warmupSeconds,
         parties: [
-          { name: side, roots: [side === 'floor' ? floor.pid : gateway.pid] },
+          { name: side, roots: [pids[side]] },
           { name: 'backend', roots: [backend.pid] },
         ],
-        ...(side === 'gateway' ? gatewayHooks(gateway) : { diagnose: () => floor.diagnose() }),
+        ...(side === 'gateway'
+          ? gatewayHooks(gateway)
+          : { diagnose: () => (side === 'floor' ? floor : passThrough).diagnose() }),
       }),
     );
     results.push({
       scenario,
       floor: summarise(rounds.floor, 'floor'),
+      passThrough: summarise(rounds.passThrough, 'passThrough'),
       gateway: summarise(rounds.gateway, 'gateway'),
       rounds,
     });
@@ -140,7 +157,7 @@ export async function runFloor(
   const notes = [
     'Each cell: gateway / floor. The floor is a bare http-proxy-3 with a keep-alive agent (floor-process.mjs);',
     'both sides proxy to the same minimal backend (child process; ignores auth, answers 4 KiB, discards uploads).',
-    `Medians of ${settings.rounds} alternating round(s) of ${settings.loadSeconds} s (after ${settings.warmupSeconds} s of warm-up) per side, wrk with 1 thread.`,
+    `Medians of ${settings.rounds} alternating round(s) (floor, pass-through, gateway) of ${settings.loadSeconds} s (after ${settings.warmupSeconds} s of warm-up) per side, wrk with 1 thread.`,
     'CPU µs/req: user + system CPU time of the process (all its threads; the gateway: its main process and storage workers) over',
     'the requests wrk completed, from /proc/<pid>/stat; wrk from this process’s reaped-children time.',
   ];
@@ -162,6 +179,37 @@ export async function runFloor(
       notes.push(`${result.scenario}: gateway CPU µs/req per process: ${detail}`);
     }
   }
+  const passThroughRows = results.map(({ scenario, floor: f, passThrough: u, gateway: g }) => [
+    scenario,
+    us(g.proxyCpu - u.proxyCpu),
+    `${round(g.proxyCpu / u.proxyCpu, 2).toFixed(2)}×`,
+    `${round(u.proxyCpu / f.proxyCpu, 2).toFixed(2)}×`,
+    `${us(g.proxyCpu)} / ${us(u.proxyCpu)} / ${us(f.proxyCpu)}`,
+    `${Math.round(g.requestsPerSecond)} / ${Math.round(u.requestsPerSecond)} / ${Math.round(f.requestsPerSecond)}`,
+    `${ms(u.p50Ms)} / ${ms(u.p99Ms)}`,
+  ]);
+  const passThroughTable = {
+    title: 'Reference: undici pass-through, informational (no targets)',
+    columns: [
+      'scenario',
+      'gateway own µs/req',
+      'gateway CPU ×pass',
+      'pass CPU ×floor',
+      'CPU µs/req g / pass / floor',
+      'req/s g / pass / floor',
+      'pass p50 / p99 ms',
+    ],
+    rows: passThroughRows,
+    notes: [
+      'g: the gateway; pass: the undici pass-through (undici-passthrough-process.mjs), a bare proxy on undici’s Pool.dispatch',
+      '(the gateway’s upstream client) with a keep-alive pool to the same backend: method, path and end-to-end headers forwarded,',
+      'bodies streamed, no authentication, re-signing, logging or metrics; in the same alternating rounds as the floor and the gateway.',
+      'pass CPU ×floor: what the chosen upstream client costs against http-proxy-3, per request.',
+      'gateway own µs/req: gateway CPU µs/req − pass-through CPU µs/req, the price of the gateway’s own work (SigV4 verification,',
+      'authorisation, re-signing, the access log, metrics, aws-chunked decoding). No targets: they hold the gateway against the floor.',
+    ],
+  };
+
   return {
     title: `Gateway vs floor: 4 KiB objects, ${settings.floorConnections} connections, one gateway worker (GATEWAY_WORKERS=1)`,
     columns: [
@@ -178,12 +226,16 @@ export async function runFloor(
     rows,
     checks,
     notes,
-    data: results.map(({ scenario, floor: f, gateway: g, rounds }) => ({
+    tables: [passThroughTable],
+    data: results.map(({ scenario, floor: f, passThrough: u, gateway: g, rounds }) => ({
       scenario,
       floor: f,
+      passThrough: u,
       gateway: g,
+      gatewayOwnCpuMicrosPerRequest: g.proxyCpu - u.proxyCpu,
       rounds: {
         floor: rounds.floor.map(({ peakRss: _peak, ...run }) => run),
+        passThrough: rounds.passThrough.map(({ peakRss: _peak, ...run }) => run),
         gateway: rounds.gateway.map(({ peakRss: _peak, ...run }) => run),
       },
     })),

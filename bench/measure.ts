@@ -33,7 +33,16 @@ export interface Section {
   readonly rows: readonly (readonly (string | number)[])[];
   readonly checks: readonly Check[];
   readonly notes?: readonly string[];
+  /** Further tables, printed after the notes, each with notes of its own; no checks. */
+  readonly tables?: readonly Table[];
   readonly data: unknown;
+}
+
+export interface Table {
+  readonly title: string;
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly (string | number)[])[];
+  readonly notes?: readonly string[];
 }
 
 export interface Throughput {

@@ -25,6 +25,11 @@ export function printSection(section: Section): void {
   console.log(`\n## ${section.title}\n`);
   printTable(section.columns, section.rows);
   for (const note of section.notes ?? []) console.log(`  ${note}`);
+  for (const table of section.tables ?? []) {
+    console.log(`\n### ${table.title}\n`);
+    printTable(table.columns, table.rows);
+    for (const note of table.notes ?? []) console.log(`  ${note}`);
+  }
 }
 
 /** The targets table: ok, MISSED or not run, with the value and the limit. */

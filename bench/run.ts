@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
-import { startBackend, startFloor } from './children.js';
+import { startBackend, startFloor, startPassThrough } from './children.js';
 import { cleanUpAll, cleanUpOnInterruptOrCrash } from './cleanup.js';
 import { findDatabaseServer } from './database.js';
 import { runFloor } from './floor.js';
@@ -103,21 +103,25 @@ async function main(): Promise<number> {
     const stack = await attempt('minimal backend set-up', async () => {
       const backend = await startBackend();
       const floor = only.has('floor') ? await startFloor(backend.url) : null;
-      return { backend, floor };
+      const passThrough = only.has('floor') ? await startPassThrough(backend.url) : null;
+      return { backend, floor, passThrough };
     });
     if (stack !== null) {
-      const { backend, floor } = stack;
+      const { backend, floor, passThrough } = stack;
       if (floor !== null || only.has('stream')) {
         const gateway = await attempt('gateway start', () => startOneWorker(backend.url));
         if (gateway !== null) {
-          if (floor !== null)
-            await attempt('floor', async () => emit(await runFloor(settings, backend, floor, gateway)));
+          if (floor !== null && passThrough !== null)
+            await attempt('floor', async () =>
+              emit(await runFloor(settings, backend, { floor, passThrough }, gateway)),
+            );
           if (only.has('stream'))
             await attempt('stream', async () => emit(await runStreaming(settings, backend, gateway)));
           await gateway.stop();
         }
       }
       await floor?.stop();
+      await passThrough?.stop();
       if (only.has('memory')) {
         await attempt('memory', async () => {
           const gateway = await startOneWorker(backend.url);
