@@ -130,6 +130,7 @@ export const S3_ERRORS = {
   // Wrong shape of request.
   NoSuchBucket: entry('NoSuchBucket', 404, 'The specified bucket does not exist.'),
   NoSuchKey: entry('NoSuchKey', 404, 'The specified key does not exist.'),
+  NoSuchCORSConfiguration: entry('NoSuchCORSConfiguration', 404, 'The CORS configuration does not exist.'),
   MethodNotAllowed: entry(
     'MethodNotAllowed',
     405,
@@ -295,19 +296,41 @@ export const S3_ERRORS = {
 export type S3ErrorKey = keyof typeof S3_ERRORS;
 
 /** Thrown by pipeline steps; the pipeline turns it into the XML response. */
+/**
+ * Messages for the codes the object store answers the forwarded reads with (docs/s3-compatibility.md)
+ * that the gateway itself never produces: a relayed error document whose message the store left
+ * empty gets these.
+ */
+export const STORE_ERROR_MESSAGES: Readonly<Record<string, string>> = {
+  NoSuchVersion: 'The specified version does not exist.',
+  NoSuchBucketPolicy: 'The bucket has no bucket policy.',
+  NoSuchTagSet: 'The bucket has no tags.',
+  NoSuchLifecycleConfiguration: 'The bucket has no lifecycle configuration.',
+  ServerSideEncryptionConfigurationNotFoundError: 'The bucket has no default encryption configuration.',
+  NoSuchPublicAccessBlockConfiguration: 'The bucket has no public access block configuration.',
+  OwnershipControlsNotFoundError: 'The bucket has no ownership controls.',
+  ObjectLockConfigurationNotFoundError: 'The bucket has no object lock configuration.',
+  NoSuchObjectLockConfiguration: 'The object has no retention or legal hold.',
+  NoSuchWebsiteConfiguration: 'The bucket has no website configuration.',
+  ReplicationConfigurationNotFoundError: 'The bucket has no replication configuration.',
+};
+
 export class S3Error extends Error {
   readonly key: S3ErrorKey;
   readonly definition: S3ErrorDefinition;
   /** Extra elements S3 puts in some error documents (e.g. RequestTime, ServerTime). */
   readonly details: Readonly<Record<string, string>>;
+  /** The message the client reads: the entry's, or a more specific one said where it is thrown. */
+  readonly text: string;
 
-  constructor(key: S3ErrorKey, details: Readonly<Record<string, string>> = NO_DETAILS) {
+  constructor(key: S3ErrorKey, details: Readonly<Record<string, string>> = NO_DETAILS, text?: string) {
     const definition = S3_ERRORS[key];
-    super(`${definition.code}: ${definition.message}`);
+    super(`${definition.code}: ${text ?? definition.message}`);
     this.name = 'S3Error';
     this.key = key;
     this.definition = definition;
     this.details = details;
+    this.text = text ?? definition.message;
   }
 
   get status(): number {

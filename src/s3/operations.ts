@@ -1,38 +1,33 @@
 /**
- * Classifies a request into a named S3 operation from an explicit allowlist. Whatever is not in
- * the table is refused before it can reach the shared backend: bucket-level writes (bucket
- * configuration belongs to the control plane) with 405 MethodNotAllowed, everything else with
- * 501 NotImplemented. Operation names double as the `operation` metrics label, so the label set
- * is closed.
+ * Classifies a request into a named S3 operation by the catalogue (operation-catalogue.ts).
+ * Whatever the catalogue does not offer is refused before it can reach the shared backend:
+ * bucket-level writes (bucket configuration belongs to the control plane) with 405
+ * MethodNotAllowed, everything else with 501 NotImplemented. Operation names double as the
+ * `operation` metrics label, so the label set is closed.
  */
 import type { S3ErrorKey } from '../protocol/errors.js';
 import { isHoistedHeaderParameter, isPresignAuthParameter, type QueryParameter } from '../protocol/query.js';
+import {
+  OPERATION_CATALOGUE,
+  type AnsweredOperationName,
+  type CatalogueEntry,
+  type Level,
+  type OfferedOperationName,
+} from './operation-catalogue.js';
 
-export type OperationName =
-  | 'ListBuckets'
-  | 'ListObjects'
-  | 'ListObjectsV2'
-  | 'ListMultipartUploads'
-  | 'GetBucketLocation'
-  | 'HeadBucket'
-  | 'DeleteObjects'
-  | 'GetObject'
-  | 'HeadObject'
-  | 'PutObject'
-  | 'CopyObject'
-  | 'DeleteObject'
-  | 'GetObjectAcl'
-  | 'PutObjectAcl'
-  | 'GetObjectTagging'
-  | 'PutObjectTagging'
-  | 'DeleteObjectTagging'
-  | 'CreateMultipartUpload'
-  | 'UploadPart'
-  | 'UploadPartCopy'
-  | 'CompleteMultipartUpload'
-  | 'AbortMultipartUpload'
-  | 'ListParts'
-  | 'CorsPreflight';
+export type { AnsweredOperationName };
+
+const ANSWERED: ReadonlySet<string> = new Set(
+  (OPERATION_CATALOGUE as readonly CatalogueEntry[])
+    .filter((entry) => entry.treatment.kind === 'answered')
+    .map((entry) => entry.name),
+);
+
+export function isAnswered(name: OperationName): name is AnsweredOperationName {
+  return ANSWERED.has(name);
+}
+
+export type OperationName = OfferedOperationName | 'CorsPreflight';
 
 /** Labels for requests that never got (or never had) an operation. */
 export type UnclassifiedLabel = 'Unclassified' | 'BucketConfigurationWrite' | 'NotImplemented';
@@ -40,7 +35,7 @@ export type UnclassifiedLabel = 'Unclassified' | 'BucketConfigurationWrite' | 'N
 /** The operation label of a request in metrics and the access log. */
 export type OperationLabel = OperationName | UnclassifiedLabel;
 
-export type Level = 'service' | 'bucket' | 'object';
+export type { Level };
 
 export interface S3Operation {
   readonly name: OperationName;
@@ -53,7 +48,13 @@ export interface S3Operation {
 
 export type Classification =
   | { readonly ok: true; readonly operation: S3Operation }
-  | { readonly ok: false; readonly error: S3ErrorKey; readonly label: UnclassifiedLabel };
+  | {
+      readonly ok: false;
+      readonly error: S3ErrorKey;
+      readonly label: UnclassifiedLabel;
+      /** For an operation of the catalogue that is not offered: its name and why. */
+      readonly notOffered?: { readonly name: string; readonly reason: string };
+    };
 
 /** Query parameters that select an operation (S3's subresources). Any of them not routed below is refused. */
 const SUBRESOURCES: ReadonlySet<string> = new Set([
@@ -71,6 +72,7 @@ const SUBRESOURCES: ReadonlySet<string> = new Set([
   'location',
   'logging',
   'metadataConfiguration',
+  'metadataTable',
   'metrics',
   'notification',
   'object-lock',
@@ -107,6 +109,9 @@ const REFINING_PARAMETERS: ReadonlySet<string> = new Set([
   'start-after',
   'key-marker',
   'upload-id-marker',
+  'version-id-marker',
+  // The per-configuration bucket reads (analytics, inventory, metrics, intelligent tiering).
+  'id',
   'max-uploads',
   'max-parts',
   'part-number-marker',
@@ -124,82 +129,72 @@ const REFINING_PARAMETERS: ReadonlySet<string> = new Set([
   'x-id',
 ]);
 
-interface Route {
-  readonly method: string;
-  readonly level: Level;
-  /** The subresource that selects the route; null for none. */
-  readonly subresource: string | null;
-  /** Only when the request carries x-amz-copy-source (true) or does not (false); undefined: either. */
-  readonly copy?: boolean;
-  readonly name: OperationName;
-}
-
-const ROUTES: readonly Route[] = [
-  { method: 'GET', level: 'service', subresource: null, name: 'ListBuckets' },
-  { method: 'GET', level: 'bucket', subresource: null, name: 'ListObjects' },
-  { method: 'GET', level: 'bucket', subresource: 'location', name: 'GetBucketLocation' },
-  { method: 'GET', level: 'bucket', subresource: 'uploads', name: 'ListMultipartUploads' },
-  { method: 'HEAD', level: 'bucket', subresource: null, name: 'HeadBucket' },
-  { method: 'POST', level: 'bucket', subresource: 'delete', name: 'DeleteObjects' },
-  { method: 'GET', level: 'object', subresource: null, name: 'GetObject' },
-  { method: 'HEAD', level: 'object', subresource: null, name: 'HeadObject' },
-  { method: 'PUT', level: 'object', subresource: null, copy: false, name: 'PutObject' },
-  { method: 'PUT', level: 'object', subresource: null, copy: true, name: 'CopyObject' },
-  { method: 'DELETE', level: 'object', subresource: null, name: 'DeleteObject' },
-  { method: 'GET', level: 'object', subresource: 'acl', name: 'GetObjectAcl' },
-  { method: 'PUT', level: 'object', subresource: 'acl', name: 'PutObjectAcl' },
-  { method: 'GET', level: 'object', subresource: 'tagging', name: 'GetObjectTagging' },
-  { method: 'PUT', level: 'object', subresource: 'tagging', name: 'PutObjectTagging' },
-  { method: 'DELETE', level: 'object', subresource: 'tagging', name: 'DeleteObjectTagging' },
-  { method: 'POST', level: 'object', subresource: 'uploads', name: 'CreateMultipartUpload' },
-  { method: 'PUT', level: 'object', subresource: 'uploadId', copy: false, name: 'UploadPart' },
-  { method: 'PUT', level: 'object', subresource: 'uploadId', copy: true, name: 'UploadPartCopy' },
-  { method: 'POST', level: 'object', subresource: 'uploadId', name: 'CompleteMultipartUpload' },
-  { method: 'DELETE', level: 'object', subresource: 'uploadId', name: 'AbortMultipartUpload' },
-  { method: 'GET', level: 'object', subresource: 'uploadId', name: 'ListParts' },
-];
-
-const PUBLIC_READS: ReadonlySet<OperationName> = new Set(['GetObject', 'HeadObject']);
-
-function operation(name: OperationName, level: Level, method: string): S3Operation {
+function operation(entry: CatalogueEntry): S3Operation {
   return {
-    name,
-    level,
-    scopeMethod: name === 'DeleteObjects' ? 'DELETE' : method,
-    publicRead: PUBLIC_READS.has(name),
+    name: entry.name as OfferedOperationName,
+    level: entry.level,
+    scopeMethod: entry.scopeMethod ?? entry.method,
+    publicRead: entry.publicRead === true,
   };
 }
 
-function routeKey(method: string, level: Level, subresource: string | null, copy: boolean): string {
-  return `${method} ${level} ${subresource ?? ''} ${copy ? 'copy' : ''}`;
+function routeKey(
+  method: string,
+  level: Level,
+  subresource: string | null,
+  copy: boolean,
+  withId: boolean,
+): string {
+  return `${method} ${level} ${subresource ?? ''} ${copy ? 'copy' : ''} ${withId ? 'id' : ''}`;
 }
 
-/** Every route under each key it answers to, its operation built once. */
-const ROUTE_TABLE: ReadonlyMap<string, S3Operation> = new Map(
-  ROUTES.flatMap((route) =>
-    (route.copy === undefined ? [false, true] : [route.copy]).map(
-      (copy) =>
-        [
-          routeKey(route.method, route.level, route.subresource, copy),
-          operation(route.name, route.level, route.method),
-        ] as const,
-    ),
-  ),
-);
-
-const LIST_OBJECTS_V2 = operation('ListObjectsV2', 'bucket', 'GET');
-
-const notImplemented: Classification = {
+const notImplemented = {
   ok: false,
   error: 'OperationNotImplemented',
   label: 'NotImplemented',
-};
+} as const satisfies Classification;
 
 const bucketConfigurationWrite: Classification = {
   ok: false,
   error: 'MethodNotAllowed',
   label: 'BucketConfigurationWrite',
 };
+
+function classificationOf(entry: CatalogueEntry): Classification {
+  switch (entry.treatment.kind) {
+    case 'forwarded':
+    case 'answered':
+      return { ok: true, operation: operation(entry) };
+    case 'bucket-write':
+      return bucketConfigurationWrite;
+    case 'not-offered':
+      return { ...notImplemented, notOffered: { name: entry.name, reason: entry.treatment.reason } };
+  }
+}
+
+/** Every routable catalogue entry under each key it answers to, classified once. */
+const ROUTE_TABLE: ReadonlyMap<string, Classification> = (() => {
+  const table = new Map<string, Classification>();
+  for (const entry of OPERATION_CATALOGUE as readonly CatalogueEntry[]) {
+    if (entry.unroutable !== undefined || entry.selector !== undefined) continue;
+    const copies = entry.copy === undefined ? [false, true] : [entry.copy];
+    const ids = entry.withId === undefined ? [false, true] : [entry.withId];
+    for (const copy of copies) {
+      for (const withId of ids) {
+        const key = routeKey(entry.method, entry.level, entry.subresource, copy, withId);
+        if (table.has(key)) throw new Error(`two catalogue entries route ${key}`);
+        table.set(key, classificationOf(entry));
+      }
+    }
+  }
+  return table;
+})();
+
+const LIST_OBJECTS_V2 = operation(
+  (OPERATION_CATALOGUE as readonly CatalogueEntry[]).find(
+    (entry) => entry.selector === 'list-type=2',
+  ) as CatalogueEntry,
+);
 
 /** The level a request addresses: the service root, a bucket, or an object. */
 export function levelOf(bucket: string | null, key: string): Level {
@@ -213,23 +208,29 @@ export function classifyOperation(
   query: readonly QueryParameter[],
   copy: boolean,
 ): Classification {
-  if (method === 'OPTIONS') return { ok: true, operation: operation('CorsPreflight', level, method) };
+  if (method === 'OPTIONS') {
+    return { ok: true, operation: { name: 'CorsPreflight', level, scopeMethod: method, publicRead: false } };
+  }
   // Creating, deleting or configuring a bucket is the control plane's job, whatever the subresource.
   if (level === 'bucket' && (method === 'PUT' || method === 'DELETE')) return bucketConfigurationWrite;
 
   let subresource: string | null = null;
   let listV2 = false;
+  let withId = false;
   for (const { name, value } of query) {
     if (SUBRESOURCES.has(name)) {
       if (subresource !== null && subresource !== name) return notImplemented;
       subresource = name;
     } else if (REFINING_PARAMETERS.has(name)) {
       if (name === 'list-type' && value === '2') listV2 = true;
+      else if (name === 'id') withId = true;
     } else if (!isPresignAuthParameter(name) && !isHoistedHeaderParameter(name)) {
       return notImplemented;
     }
   }
-  const found = ROUTE_TABLE.get(routeKey(method, level, subresource, copy));
+  const found = ROUTE_TABLE.get(routeKey(method, level, subresource, copy, withId));
   if (found === undefined) return notImplemented;
-  return { ok: true, operation: found.name === 'ListObjects' && listV2 ? LIST_OBJECTS_V2 : found };
+  if (found.ok && found.operation.name === 'ListObjects' && listV2)
+    return { ok: true, operation: LIST_OBJECTS_V2 };
+  return found;
 }

@@ -26,11 +26,13 @@ import type { SigV4Verifier } from '../sigv4/verify.js';
 import { renderBucketLocation } from './answers/bucket-location.js';
 import { answerListBuckets } from './answers/list-buckets.js';
 import { answerLiveness, isLivenessProbe } from './answers/liveness.js';
-import { answerGetObjectAcl, answerPutObjectAcl } from './answers/object-acl.js';
+import { answerGetBucketCors } from './answers/bucket-cors.js';
+import { answerGetBucketAcl, answerGetObjectAcl, answerPutObjectAcl } from './answers/object-acl.js';
 import { answerPreflight } from './answers/preflight.js';
 import { Exchange } from './exchange.js';
 import { observe, type Observers } from './observe.js';
 import { sendError, sendHtml, sendXml } from './respond.js';
+import { isAnswered, type AnsweredOperationName } from './operations.js';
 import type { Authorised, Planned } from './stages.js';
 import { address, arrive } from './steps/address.js';
 import { authenticate, createVerifier } from './steps/authenticate.js';
@@ -129,30 +131,26 @@ function plan(stage: Authorised): Planned {
   return { ...stage, body: stage.bodyPlan };
 }
 
+/** The gateway's own answer to each operation the catalogue says it answers (the compiler checks all are here). */
+const ANSWERS: Readonly<
+  Record<AnsweredOperationName, (stage: Planned, pipeline: Pipeline) => void | Promise<void>>
+> = {
+  ListBuckets: (stage, pipeline) => answerListBuckets(stage, pipeline.services.store.buckets),
+  GetBucketLocation: (stage, pipeline) =>
+    sendXml(stage.exchange, 200, renderBucketLocation(pipeline.services.config.s3.regions[0] ?? 'us-east-1')),
+  GetBucketAcl: (stage) => answerGetBucketAcl(stage),
+  GetBucketCors: (stage) => answerGetBucketCors(stage),
+  GetObjectAcl: (stage, pipeline) => answerGetObjectAcl(stage, pipeline.upstream),
+  PutObjectAcl: (stage, pipeline) => answerPutObjectAcl(stage, pipeline.upstream),
+  CompleteMultipartUpload: (stage, pipeline) => completeMultipartUpload(stage, pipeline.upstream),
+};
+
 async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
-  const { upstream } = pipeline;
-  switch (stage.operation.name) {
-    case 'ListBuckets':
-      return answerListBuckets(stage, pipeline.services.store.buckets);
-    case 'GetBucketLocation':
-      return sendXml(
-        stage.exchange,
-        200,
-        renderBucketLocation(pipeline.services.config.s3.regions[0] ?? 'us-east-1'),
-      );
-    case 'GetObjectAcl':
-      return answerGetObjectAcl(stage, upstream);
-    case 'PutObjectAcl':
-      return answerPutObjectAcl(stage, upstream);
-    case 'CompleteMultipartUpload':
-      return completeMultipartUpload(stage, upstream);
-    case 'CopyObject':
-    case 'UploadPartCopy':
-      await assertCopySourceExists(stage, upstream);
-      return forward(stage, upstream);
-    default:
-      return forward(stage, upstream);
-  }
+  const name = stage.operation.name;
+  if (isAnswered(name)) return ANSWERS[name](stage, pipeline);
+  if (name === 'CopyObject' || name === 'UploadPartCopy')
+    await assertCopySourceExists(stage, pipeline.upstream);
+  return forward(stage, pipeline.upstream);
 }
 
 /**

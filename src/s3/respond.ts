@@ -70,7 +70,7 @@ export function sendError(exchange: Exchange, error: S3Error): void {
   exchange.errorCode = error.code;
   exchange.refusalReason = error.definition.reason;
   const body = renderS3Error(
-    error.definition,
+    { code: error.code, message: error.text },
     { requestId: exchange.id, resource: errorResource(exchange.bucket, exchange.key) },
     error.details,
   );

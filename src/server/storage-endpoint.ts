@@ -38,6 +38,8 @@ export async function startStorageEndpoint(
   // With a 'checkContinue' listener Node leaves `Expect: 100-continue` to the endpoint, which
   // sends 100 Continue only once the request is authenticated and authorised.
   server.on('checkContinue', serve);
+  // S3 ignores an Expect it does not know (an empty one included); Node would answer 417.
+  server.on('checkExpectation', serve);
   try {
     const url = urlOf(await listen(server, config.listen.s3, listening), config.s3.tlsCertFile !== null);
     return {

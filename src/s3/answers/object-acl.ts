@@ -34,14 +34,24 @@ function ownerElements(owner: AclOwner): string {
   return element('ID', owner.id) + element('DisplayName', owner.displayName);
 }
 
-export function renderOwnerFullControl(owner: AclOwner): string {
+/** S3's group of every caller, signed or not: the grantee of a public-read ACL. */
+export const ALL_USERS_GROUP = 'http://acs.amazonaws.com/groups/global/AllUsers';
+
+const XSI = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+
+/** The owner's full control, and read for everyone when `publicRead`. */
+export function renderOwnerFullControl(owner: AclOwner, publicRead = false): string {
+  const everyoneReads = publicRead
+    ? `<Grant><Grantee ${XSI} xsi:type="Group">${element('URI', ALL_USERS_GROUP)}</Grantee>` +
+      '<Permission>READ</Permission></Grant>'
+    : '';
   return xmlDocument(
     `<AccessControlPolicy xmlns="${S3_XML_NAMESPACE}">` +
       `<Owner>${ownerElements(owner)}</Owner>` +
       '<AccessControlList><Grant>' +
-      `<Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CanonicalUser">${ownerElements(owner)}</Grantee>` +
+      `<Grantee ${XSI} xsi:type="CanonicalUser">${ownerElements(owner)}</Grantee>` +
       '<Permission>FULL_CONTROL</Permission>' +
-      '</Grant></AccessControlList></AccessControlPolicy>',
+      `</Grant>${everyoneReads}</AccessControlList></AccessControlPolicy>`,
   );
 }
 
@@ -78,6 +88,15 @@ async function assertObjectExists(stage: Planned, upstream: Upstream): Promise<v
     versionId: queryValue(stage.query, 'versionId') ?? null,
   };
   if (await isObjectMissing(stage.exchange, upstream, location)) throw new S3Error('NoSuchKey');
+}
+
+/**
+ * GetBucketAcl: the organisation that owns the bucket has full control, and everyone may read a
+ * public bucket (the control plane's switch). The store's own ACL would name the gateway's
+ * shared backend user, which no tenant should see.
+ */
+export function answerGetBucketAcl(stage: Planned): void {
+  sendXml(stage.exchange, 200, renderOwnerFullControl(ownerOf(stage), stage.entry?.bucket.public === true));
 }
 
 export async function answerGetObjectAcl(stage: Planned, upstream: Upstream): Promise<void> {

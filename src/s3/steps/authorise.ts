@@ -81,7 +81,14 @@ async function refuseUnoffered(
     const entry = await addressedBucket(stage, cache, known);
     if (entry !== null) await activeOrganisation(stage.exchange, cache, entry.bucket.organisationId);
   }
-  throw new S3Error(stage.classification.error);
+  const { error, notOffered } = stage.classification;
+  throw notOffered === undefined
+    ? new S3Error(error)
+    : new S3Error(
+        error,
+        undefined,
+        `${notOffered.name} is not offered by this gateway: ${notOffered.reason}.`,
+      );
 }
 
 export async function authorise(

@@ -12,7 +12,7 @@
  *   kind and logged.
  */
 import type http from 'node:http';
-import { S3_ERRORS, S3Error, type S3ErrorKey } from '../../protocol/errors.js';
+import { S3_ERRORS, S3Error, STORE_ERROR_MESSAGES, type S3ErrorKey } from '../../protocol/errors.js';
 import { escapeXml } from '../../protocol/xml.js';
 import { toBackendUnavailable } from '../../backend/connection.js';
 import type { Logger } from '../../observability/logger.js';
@@ -79,6 +79,8 @@ function messageForCode(code: string | undefined): string {
   if (code !== undefined) {
     for (const definition of Object.values(S3_ERRORS))
       if (definition.code === code) return definition.message;
+    const relayed = STORE_ERROR_MESSAGES[code];
+    if (relayed !== undefined) return relayed;
   }
   return 'The object store refused the request.';
 }

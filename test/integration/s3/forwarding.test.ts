@@ -235,6 +235,41 @@ describe('re-signed requests', () => {
     expect(backend.requests.every((request) => request.signatureValid)).toBe(true);
   });
 
+  it('ignore an Expect header they do not know, empty or not, as S3 does (no 417)', async () => {
+    for (const expectation of ['', 'something-else', '200-ok']) {
+      const path = `/fwd/expect-${expectation.length}`;
+      const body = `expect ${JSON.stringify(expectation)}`;
+      const put = await signedHeaders({
+        credential: gateway.credential,
+        method: 'PUT',
+        baseUrl: gateway.s3Url,
+        path,
+        headers: { 'content-length': String(Buffer.byteLength(body)) },
+        payloadHash: sha256Hex(body),
+      });
+      const stored = await sendRaw(gateway.s3Url, {
+        method: 'PUT',
+        target: path,
+        headers: { ...put, expect: expectation },
+        body,
+      });
+      expect(stored.status, `PUT with Expect: ${expectation}`).toBe(200);
+      const get = await signedHeaders({
+        credential: gateway.credential,
+        method: 'GET',
+        baseUrl: gateway.s3Url,
+        path,
+        payloadHash: sha256Hex(''),
+      });
+      const read = await sendRaw(gateway.s3Url, {
+        method: 'GET',
+        target: path,
+        headers: { ...get, expect: expectation },
+      });
+      expect([read.status, read.body], `GET with Expect: ${expectation}`).toEqual([200, body]);
+    }
+  });
+
   it('send the copy source re-encoded from its strict decoding', async () => {
     await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'source file', Body: 'copy me' }));
     await s3.send(new CopyObjectCommand({ Bucket: 'fwd', Key: 'copied', CopySource: '/fwd/source%20file' }));

@@ -72,11 +72,43 @@ describe('classifyOperation', () => {
     }
   });
 
-  it('refuses what is not in the allowlist with 501 NotImplemented', () => {
+  it.each([
+    ['GET', '/b-1?versions&key-marker=a&version-id-marker=v', 'ListObjectVersions'],
+    ['GET', '/b-1?versioning', 'GetBucketVersioning'],
+    ['GET', '/b-1?acl', 'GetBucketAcl'],
+    ['GET', '/b-1?cors', 'GetBucketCors'],
+    ['GET', '/b-1?policy', 'GetBucketPolicy'],
+    ['GET', '/b-1?policyStatus', 'GetBucketPolicyStatus'],
+    ['GET', '/b-1?tagging', 'GetBucketTagging'],
+    ['GET', '/b-1?encryption', 'GetBucketEncryption'],
+    ['GET', '/b-1?lifecycle', 'GetBucketLifecycleConfiguration'],
+    ['GET', '/b-1?ownershipControls', 'GetBucketOwnershipControls'],
+    ['GET', '/b-1?publicAccessBlock', 'GetPublicAccessBlock'],
+    ['GET', '/b-1?notification', 'GetBucketNotificationConfiguration'],
+    ['GET', '/b-1?logging', 'GetBucketLogging'],
+    ['GET', '/b-1?website', 'GetBucketWebsite'],
+    ['GET', '/b-1?requestPayment', 'GetBucketRequestPayment'],
+    ['GET', '/b-1?accelerate', 'GetBucketAccelerateConfiguration'],
+    ['GET', '/b-1/k?attributes', 'GetObjectAttributes'],
+    ['GET', '/b-1/k?retention', 'GetObjectRetention'],
+    ['GET', '/b-1/k?legal-hold', 'GetObjectLegalHold'],
+    ['GET', '/b-1/k?versionId=3', 'GetObject'],
+  ])('offers the read %s %s as %s', (method, target, expected) => {
+    const result = classify(method, target);
+    expect(result.ok && result.operation).toMatchObject({ name: expected, scopeMethod: 'GET' });
+  });
+
+  it('refuses what is not offered with 501 NotImplemented, naming the operation and why', () => {
+    const torrent = classify('GET', '/b-1/k?torrent');
+    expect(torrent.ok).toBe(false);
+    expect(!torrent.ok && torrent.notOffered).toEqual({
+      name: 'GetObjectTorrent',
+      reason: 'BitTorrent delivery is not offered',
+    });
     for (const [method, target] of [
-      ['GET', '/b-1?versions'],
-      ['GET', '/b-1?cors'],
-      ['GET', '/b-1/k?retention'],
+      ['GET', '/b-1?analytics'],
+      ['GET', '/b-1?inventory&id=x'],
+      ['PUT', '/b-1/k?retention'],
       ['POST', '/b-1/k?select&select-type=2'],
       ['POST', '/b-1/k?restore'],
       ['POST', '/b-1'],

@@ -34,6 +34,12 @@ describe('backend answers', () => {
     expect(relayedErrorDocument('<Error><Code>InvalidRange</Code><Message/></Error>', 'ABC')).toBe(
       '<Error><Code>InvalidRange</Code><Message>The requested range is not satisfiable.</Message><RequestId>ABC</RequestId></Error>',
     );
+    // A code only the store answers with (a forwarded bucket read) has a message of its own.
+    expect(
+      relayedErrorDocument('<Error><Code>NoSuchBucketPolicy</Code><Message></Message></Error>', 'ABC'),
+    ).toBe(
+      '<Error><Code>NoSuchBucketPolicy</Code><Message>The bucket has no bucket policy.</Message><RequestId>ABC</RequestId></Error>',
+    );
     expect(relayedErrorDocument('<Error><Code>SomethingNew</Code></Error>', 'ABC')).toBe(
       '<Error><Code>SomethingNew</Code><Message>The object store refused the request.</Message><RequestId>ABC</RequestId></Error>',
     );

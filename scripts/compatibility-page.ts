@@ -1,0 +1,68 @@
+/**
+ * docs/s3-compatibility.md, rendered from the storage endpoint's operation catalogue
+ * (src/s3/operation-catalogue.ts): the page users read and the table the code routes by are one.
+ */
+import { OPERATION_CATALOGUE, type CatalogueEntry } from '../src/s3/operation-catalogue.js';
+
+const HEADER = `# S3 compatibility
+
+<!-- Generated from src/s3/operation-catalogue.ts by \`npm run generate:docs\`; do not edit by hand. -->
+
+Every operation of the Amazon S3 API and what the gateway's storage endpoint does with it:
+
+- **forwarded**: verified, authorised against the credential's scope, re-signed and sent to the
+  object store; its answer (errors included, always with a message) reaches the client. The scope
+  column names the method a credential's scope must allow (a read-only key allows GET and HEAD).
+- **answered**: the gateway answers from its own records.
+- **405**: a bucket-level write, refused with \`MethodNotAllowed\`: buckets and their configuration
+  are managed through the control plane (\`/v1\`).
+- **501**: not offered, refused with \`NotImplemented\` and the reason in its message.
+
+Anonymous requests may only read objects (GetObject, HeadObject) of a bucket made public through the
+control plane; anything else, an anonymous ListBuckets included, is \`AccessDenied\` (there is no
+organisation to list the buckets of; Ceph RGW would answer an empty list). Whatever the operation, a suspended organisation gets \`AccountProblem\`, and the
+protocol rules of the service specification apply (conditional GETs, per-chunk signed streaming
+and storage classes other than STANDARD are refused).
+`;
+
+function request(entry: CatalogueEntry): string {
+  const target = entry.level === 'service' ? '/' : entry.level === 'bucket' ? '/{bucket}' : '/{bucket}/{key}';
+  const query = [entry.subresource, entry.selector].filter((part) => part !== null && part !== undefined);
+  const copy = entry.copy === true ? ' + `x-amz-copy-source`' : '';
+  const id = entry.withId === true ? '&id=' : '';
+  return `\`${entry.method} ${target}${query.length === 0 ? '' : `?${query.join('&')}`}${id}\`${copy}`;
+}
+
+function treatment(entry: CatalogueEntry): [string, string] {
+  switch (entry.treatment.kind) {
+    case 'forwarded':
+      return ['forwarded', entry.scopeMethod ?? entry.method];
+    case 'answered':
+      return ['answered', entry.treatment.how];
+    case 'bucket-write':
+      return ['405', 'bucket configuration belongs to the control plane'];
+    case 'not-offered':
+      return ['501', entry.treatment.reason + (entry.unroutable === undefined ? '' : ` (${entry.unroutable})`)];
+  }
+}
+
+function escapeCell(text: string): string {
+  return text.replaceAll('|', '\\|');
+}
+
+export function renderCompatibilityPage(catalogue: readonly CatalogueEntry[] = OPERATION_CATALOGUE): string {
+  const rows = [...catalogue]
+    .sort((left, right) => left.name.localeCompare(right.name))
+    .map((entry) => {
+      const [what, detail] = treatment(entry);
+      const name = entry.aliases === undefined ? entry.name : `${entry.name} (also ${entry.aliases.join(', ')})`;
+      return `| ${name} | ${request(entry)} | ${what} | ${escapeCell(detail)} |`;
+    });
+  const counts = new Map<string, number>();
+  for (const entry of catalogue) counts.set(entry.treatment.kind, (counts.get(entry.treatment.kind) ?? 0) + 1);
+  const summary =
+    `${catalogue.length} operations: ${counts.get('forwarded') ?? 0} forwarded, ${counts.get('answered') ?? 0} ` +
+    `answered by the gateway, ${counts.get('bucket-write') ?? 0} refused as bucket-level writes (405), ` +
+    `${counts.get('not-offered') ?? 0} not offered (501).`;
+  return `${HEADER}\n${summary}\n\n| Operation | Request | Treatment | Scope method, or how / why |\n| --- | --- | --- | --- |\n${rows.join('\n')}\n`;
+}

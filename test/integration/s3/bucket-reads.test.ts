@@ -1,0 +1,130 @@
+/**
+ * The reads real tools send about a bucket: forwarded under the scope's read permission, or
+ * answered from the gateway's own records where it owns the truth (CORS rules, ACL); and what the
+ * endpoint does not offer, refused with the reason.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { createBucket, createCredential, type TestCredential } from '../../support/s3/fixtures.js';
+import { describeRawError, queryString, sendRaw, signedHeaders } from '../../support/s3/raw-requests.js';
+import { startRecordingBackend, type RecordingBackend } from '../../support/s3/recording-backend.js';
+
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+let backend: RecordingBackend;
+let gateway: TestGateway;
+let reader: TestCredential;
+
+beforeAll(async () => {
+  backend = await startRecordingBackend();
+  gateway = await startTestGateway(backend.env);
+  await createBucket(gateway, 'reads-private');
+  await createBucket(gateway, 'reads-public', {
+    public: true,
+    cors: [
+      {
+        allowedOrigins: ['https://app.example'],
+        allowedMethods: ['GET', 'PUT'],
+        allowedHeaders: ['*'],
+        exposeHeaders: ['ETag'],
+        maxAgeSeconds: 600,
+      },
+    ],
+  });
+  reader = await createCredential(gateway, {
+    scope: { buckets: ['reads-private', 'reads-public'], level: 'read-only' },
+  });
+});
+afterAll(async () => {
+  await gateway?.stop();
+  await backend?.stop();
+});
+
+async function get(path: string, query: Record<string, string>, credential = reader) {
+  const headers = await signedHeaders({
+    credential,
+    method: 'GET',
+    baseUrl: gateway.s3Url,
+    path,
+    query,
+    payloadHash: EMPTY_SHA256,
+  });
+  return sendRaw(gateway.s3Url, { method: 'GET', target: `${path}${queryString(query)}`, headers });
+}
+
+describe('bucket reads', () => {
+  it.each([
+    ['versions', 'ListObjectVersions'],
+    ['versioning', 'GetBucketVersioning'],
+    ['policy', 'GetBucketPolicy'],
+    ['tagging', 'GetBucketTagging'],
+    ['lifecycle', 'GetBucketLifecycleConfiguration'],
+    ['publicAccessBlock', 'GetPublicAccessBlock'],
+    ['encryption', 'GetBucketEncryption'],
+  ])(
+    'forwards ?%s (%s) for a read-only key, re-signed, and relays what the store answers',
+    async (subresource) => {
+      const before = backend.requests.length;
+      const answer = await get('/reads-private', { [subresource]: '' });
+      const forwarded = backend.requests.slice(before);
+      expect(forwarded).toHaveLength(1);
+      expect(forwarded[0]).toMatchObject({ method: 'GET', signatureValid: true });
+      expect(forwarded[0]?.target).toBe(`/reads-private?${subresource}=`);
+      // Whatever the store answered reaches the client; an error always carries a message.
+      if (answer.status >= 300) expect(describeRawError(answer).message).toMatch(/\S/);
+    },
+  );
+
+  it('answers GetBucketCors from the control plane rules, and NoSuchCORSConfiguration without any', async () => {
+    const before = backend.requests.length;
+    const rules = await get('/reads-public', { cors: '' });
+    expect(rules.status).toBe(200);
+    expect(rules.body).toContain('<CORSConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">');
+    expect(rules.body).toContain(
+      '<CORSRule><AllowedHeader>*</AllowedHeader><AllowedMethod>GET</AllowedMethod><AllowedMethod>PUT</AllowedMethod>' +
+        '<AllowedOrigin>https://app.example</AllowedOrigin><ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>600</MaxAgeSeconds></CORSRule>',
+    );
+    const none = await get('/reads-private', { cors: '' });
+    expect(describeRawError(none)).toEqual({
+      status: 404,
+      code: 'NoSuchCORSConfiguration',
+      message: 'The CORS configuration does not exist.',
+      requestIdMatches: true,
+    });
+    expect(backend.requests.length).toBe(before);
+  });
+
+  it("answers GetBucketAcl with the organisation's full control, and public read for a public bucket", async () => {
+    const before = backend.requests.length;
+    const privateAcl = await get('/reads-private', { acl: '' });
+    expect(privateAcl.status).toBe(200);
+    expect(privateAcl.body).toContain('<Permission>FULL_CONTROL</Permission>');
+    expect(privateAcl.body).not.toContain('AllUsers');
+    const publicAcl = await get('/reads-public', { acl: '' });
+    expect(publicAcl.body).toContain(
+      '<Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="Group"><URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission>',
+    );
+    expect(backend.requests.length).toBe(before);
+  });
+
+  it('keeps bucket reads to keys whose scope covers the bucket', async () => {
+    const outsider = await createCredential(gateway, {
+      scope: { buckets: ['elsewhere'], level: 'read-only' },
+    });
+    expect(describeRawError(await get('/reads-private', { versions: '' }, outsider))).toMatchObject({
+      status: 403,
+      code: 'AccessDenied',
+      message: 'Access to this bucket is denied.',
+    });
+  });
+
+  it('refuses what it does not offer with 501, naming the operation and the reason', async () => {
+    expect(describeRawError(await get('/reads-private', { analytics: '' }))).toEqual({
+      status: 501,
+      code: 'NotImplemented',
+      message:
+        'ListBucketAnalyticsConfigurations is not offered by this gateway: an Amazon S3 analytics, inventory or tiering feature that Ceph RGW and MinIO-compatible stores do not have.',
+      requestIdMatches: true,
+    });
+  });
+});
