@@ -42,7 +42,10 @@ function treatment(entry: CatalogueEntry): [string, string] {
     case 'bucket-write':
       return ['405', 'bucket configuration belongs to the control plane'];
     case 'not-offered':
-      return ['501', entry.treatment.reason + (entry.unroutable === undefined ? '' : ` (${entry.unroutable})`)];
+      return [
+        '501',
+        entry.treatment.reason + (entry.unroutable === undefined ? '' : ` (${entry.unroutable})`),
+      ];
   }
 }
 
@@ -55,11 +58,13 @@ export function renderCompatibilityPage(catalogue: readonly CatalogueEntry[] = O
     .sort((left, right) => left.name.localeCompare(right.name))
     .map((entry) => {
       const [what, detail] = treatment(entry);
-      const name = entry.aliases === undefined ? entry.name : `${entry.name} (also ${entry.aliases.join(', ')})`;
+      const name =
+        entry.aliases === undefined ? entry.name : `${entry.name} (also ${entry.aliases.join(', ')})`;
       return `| ${name} | ${request(entry)} | ${what} | ${escapeCell(detail)} |`;
     });
   const counts = new Map<string, number>();
-  for (const entry of catalogue) counts.set(entry.treatment.kind, (counts.get(entry.treatment.kind) ?? 0) + 1);
+  for (const entry of catalogue)
+    counts.set(entry.treatment.kind, (counts.get(entry.treatment.kind) ?? 0) + 1);
   const summary =
     `${catalogue.length} operations: ${counts.get('forwarded') ?? 0} forwarded, ${counts.get('answered') ?? 0} ` +
     `answered by the gateway, ${counts.get('bucket-write') ?? 0} refused as bucket-level writes (405), ` +
