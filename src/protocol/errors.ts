@@ -131,6 +131,12 @@ export const S3_ERRORS = {
   NoSuchBucket: entry('NoSuchBucket', 404, 'The specified bucket does not exist.'),
   NoSuchKey: entry('NoSuchKey', 404, 'The specified key does not exist.'),
   NoSuchCORSConfiguration: entry('NoSuchCORSConfiguration', 404, 'The CORS configuration does not exist.'),
+  NoSuchVersion: entry('NoSuchVersion', 404, 'The specified version does not exist.'),
+  InvalidObjectAttributes: entry(
+    'InvalidArgument',
+    400,
+    'x-amz-object-attributes must name one or more of ETag, Checksum, ObjectParts, StorageClass and ObjectSize.',
+  ),
   MethodNotAllowed: entry(
     'MethodNotAllowed',
     405,
@@ -302,7 +308,8 @@ export type S3ErrorKey = keyof typeof S3_ERRORS;
  * empty gets these.
  */
 export const STORE_ERROR_MESSAGES: Readonly<Record<string, string>> = {
-  NoSuchVersion: 'The specified version does not exist.',
+  // Also the gateway's own 405 code, whose catalogue message speaks of the control plane.
+  MethodNotAllowed: 'The specified method is not allowed against this resource.',
   NoSuchBucketPolicy: 'The bucket has no bucket policy.',
   NoSuchTagSet: 'The bucket has no tags.',
   NoSuchLifecycleConfiguration: 'The bucket has no lifecycle configuration.',

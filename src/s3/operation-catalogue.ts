@@ -569,7 +569,10 @@ export const OPERATION_CATALOGUE = [
     method: 'GET',
     level: 'object',
     subresource: 'attributes',
-    treatment: FORWARDED,
+    treatment: {
+      kind: 'answered',
+      how: 'from a HEAD of the object at the store (Ceph RGW 16.2 answers it with the object itself)',
+    },
   },
   {
     name: 'GetObjectAcl',

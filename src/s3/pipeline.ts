@@ -28,6 +28,7 @@ import { answerListBuckets } from './answers/list-buckets.js';
 import { answerLiveness, isLivenessProbe } from './answers/liveness.js';
 import { answerGetBucketCors } from './answers/bucket-cors.js';
 import { answerGetBucketAcl, answerGetObjectAcl, answerPutObjectAcl } from './answers/object-acl.js';
+import { answerGetObjectAttributes } from './answers/object-attributes.js';
 import { answerPreflight } from './answers/preflight.js';
 import { Exchange } from './exchange.js';
 import { observe, type Observers } from './observe.js';
@@ -141,6 +142,7 @@ const ANSWERS: Readonly<
   GetBucketAcl: (stage) => answerGetBucketAcl(stage),
   GetBucketCors: (stage) => answerGetBucketCors(stage),
   GetObjectAcl: (stage, pipeline) => answerGetObjectAcl(stage, pipeline.upstream),
+  GetObjectAttributes: (stage, pipeline) => answerGetObjectAttributes(stage, pipeline.upstream),
   PutObjectAcl: (stage, pipeline) => answerPutObjectAcl(stage, pipeline.upstream),
   CompleteMultipartUpload: (stage, pipeline) => completeMultipartUpload(stage, pipeline.upstream),
 };

@@ -77,10 +77,10 @@ export function isXmlAnswer(headers: Readonly<Record<string, string | string[] |
 /** The catalogue's message for an S3 code, for a store that sent none. */
 function messageForCode(code: string | undefined): string {
   if (code !== undefined) {
-    for (const definition of Object.values(S3_ERRORS))
-      if (definition.code === code) return definition.message;
     const relayed = STORE_ERROR_MESSAGES[code];
     if (relayed !== undefined) return relayed;
+    for (const definition of Object.values(S3_ERRORS))
+      if (definition.code === code) return definition.message;
   }
   return 'The object store refused the request.';
 }

@@ -3,8 +3,10 @@
  * answered from the gateway's own records where it owns the truth (CORS rules, ACL); and what the
  * endpoint does not offer, refused with the reason.
  */
+import { GetObjectAttributesCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket, createCredential, type TestCredential } from '../../support/s3/fixtures.js';
 import { describeRawError, queryString, sendRaw, signedHeaders } from '../../support/s3/raw-requests.js';
 import { startRecordingBackend, type RecordingBackend } from '../../support/s3/recording-backend.js';
@@ -105,6 +107,36 @@ describe('bucket reads', () => {
       '<Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="Group"><URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission>',
     );
     expect(backend.requests.length).toBe(before);
+  });
+
+  it('answers GetObjectAttributes from a HEAD of the object at the store', async () => {
+    const writer = pathStyleClient(gateway);
+    await writer.send(
+      new PutObjectCommand({ Bucket: 'reads-private', Key: 'sized.txt', Body: 'twelve bytes' }),
+    );
+    const client = pathStyleClient(gateway, reader);
+    const attributes = await client.send(
+      new GetObjectAttributesCommand({
+        Bucket: 'reads-private',
+        Key: 'sized.txt',
+        ObjectAttributes: ['ETag', 'ObjectSize', 'StorageClass'],
+      }),
+    );
+    expect(attributes).toMatchObject({ ObjectSize: 12, StorageClass: 'STANDARD' });
+    expect(attributes.ETag).toMatch(/^[0-9a-f]{32}$/);
+    expect(attributes.LastModified).toBeInstanceOf(Date);
+    await expectS3Error(
+      client.send(
+        new GetObjectAttributesCommand({
+          Bucket: 'reads-private',
+          Key: 'missing.txt',
+          ObjectAttributes: ['ETag'],
+        }),
+      ),
+      { code: 'NoSuchKey', status: 404, message: 'The specified key does not exist.' },
+    );
+    const unasked = await get('/reads-private/sized.txt', { attributes: '' });
+    expect(describeRawError(unasked)).toMatchObject({ status: 400, code: 'InvalidArgument' });
   });
 
   it('keeps bucket reads to keys whose scope covers the bucket', async () => {
