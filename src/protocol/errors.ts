@@ -127,8 +127,70 @@ export const S3_ERRORS = {
     'malformed',
   ),
 
+  // Browser form uploads (POST Object): the form's own signature and policy.
+  FormAuthenticationMalformed: entry(
+    'InvalidArgument',
+    400,
+    'A form upload must carry x-amz-algorithm (AWS4-HMAC-SHA256), x-amz-credential, x-amz-date, policy and x-amz-signature.',
+    'malformed',
+  ),
+  InvalidPolicyDocument: entry(
+    'InvalidPolicyDocument',
+    400,
+    'The policy is not base64-encoded JSON with an expiration and a list of conditions.',
+    'malformed',
+  ),
+  PostPolicyExpired: entry(
+    'AccessDenied',
+    403,
+    'Invalid according to Policy: Policy expired.',
+    'presign_expired',
+  ),
+  PostPolicyConditionFailed: entry(
+    'AccessDenied',
+    403,
+    'Invalid according to Policy: Policy Condition failed.',
+    'scope',
+  ),
+  PostPolicyExtraFields: entry(
+    'AccessDenied',
+    403,
+    'Invalid according to Policy: Extra input fields.',
+    'scope',
+  ),
+
   // Wrong shape of request.
   NoSuchBucket: entry('NoSuchBucket', 404, 'The specified bucket does not exist.'),
+  MalformedPOSTRequest: entry(
+    'MalformedPOSTRequest',
+    400,
+    'The body of the POST request is not well-formed multipart/form-data ending with its file field.',
+  ),
+  PostFieldsTooLarge: entry(
+    'MaxPostPreDataLengthExceeded',
+    400,
+    'The form fields before the file are larger than 64 KiB.',
+  ),
+  PostMissingKey: entry(
+    'InvalidArgument',
+    400,
+    'A form upload must carry a field named key before its file.',
+  ),
+  PostMissingFile: entry(
+    'InvalidArgument',
+    400,
+    'A form upload must carry exactly one file, as its last field.',
+  ),
+  PostEntityTooLarge: entry(
+    'EntityTooLarge',
+    400,
+    "The file is larger than the policy's content-length-range allows.",
+  ),
+  PostEntityTooSmall: entry(
+    'EntityTooSmall',
+    400,
+    "The file is smaller than the policy's content-length-range allows.",
+  ),
   NoSuchKey: entry('NoSuchKey', 404, 'The specified key does not exist.'),
   NoSuchCORSConfiguration: entry('NoSuchCORSConfiguration', 404, 'The CORS configuration does not exist.'),
   NoSuchVersion: entry('NoSuchVersion', 404, 'The specified version does not exist.'),

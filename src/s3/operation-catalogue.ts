@@ -541,7 +541,10 @@ export const OPERATION_CATALOGUE = [
     method: 'POST',
     level: 'bucket',
     subresource: null,
-    treatment: notOffered('browser form uploads are not offered yet; use a presigned PUT'),
+    treatment: {
+      kind: 'answered',
+      how: "a browser form upload: its policy's signature and conditions verified, the file streamed to the store as a PutObject (scope method PUT), answered as S3 answers a form",
+    },
   },
 
   // Objects.

@@ -21,6 +21,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { isS3Error, S3Error } from '../protocol/errors.js';
 import type { Store } from '../store/index.js';
 import { LastUsedRecorder } from '../store/last-used.js';
+import type { BucketEntry } from '../store/access-cache.js';
 import type { CredentialRecord } from '../store/records.js';
 import type { SigV4Verifier } from '../sigv4/verify.js';
 import { renderBucketLocation } from './answers/bucket-location.js';
@@ -34,7 +35,7 @@ import { Exchange } from './exchange.js';
 import { observe, type Observers } from './observe.js';
 import { sendError, sendHtml, sendXml } from './respond.js';
 import { isAnswered, type AnsweredOperationName } from './operations.js';
-import type { Authorised, Planned } from './stages.js';
+import type { Addressed, Authorised, Planned } from './stages.js';
 import { address, arrive } from './steps/address.js';
 import { authenticate, createVerifier } from './steps/authenticate.js';
 import { authorise } from './steps/authorise.js';
@@ -42,6 +43,9 @@ import { enforceBans } from './steps/bans.js';
 import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './steps/bot-protection.js';
 import { applyCors } from './steps/cors.js';
 import { completeMultipartUpload } from './upstream/completion.js';
+import { uploadForm } from './upstream/form-upload.js';
+import { authenticateForm } from './steps/form-authenticate.js';
+import { readFormHead } from './steps/form-fields.js';
 import { forward } from './upstream/forward.js';
 import { isObjectMissing } from './upstream/probe.js';
 import { Upstream } from './upstream/upstream.js';
@@ -118,12 +122,37 @@ async function handle(exchange: Exchange, pipeline: Pipeline): Promise<void> {
   if (addressed.classification.ok && addressed.classification.operation.name === 'CorsPreflight') {
     return answerPreflight(addressed, store.cache);
   }
+  if (addressed.classification.ok && addressed.classification.operation.name === 'PostObject') {
+    return uploadFormObject(addressed, pipeline, known);
+  }
   const authenticated = await authenticate(addressed, pipeline.verifier);
   if (authenticated.identity.kind === 'credential')
     pipeline.lastUsed.used(authenticated.identity.credential.accessKeyId);
   const authorised = await authorise(authenticated, store.cache, known);
   enforceBans(authorised);
   await perform(plan(authorised), pipeline);
+}
+
+/**
+ * A browser form upload authenticates by its form (the signature and policy are fields before the
+ * file), then goes on as the PutObject it amounts to: authorised and banned like one.
+ */
+async function uploadFormObject(
+  addressed: Addressed,
+  pipeline: Pipeline,
+  known: BucketEntry | null | undefined,
+): Promise<void> {
+  const head = await readFormHead(addressed.exchange);
+  const authenticated = await authenticateForm(addressed, head, pipeline.verifier);
+  const { credential } = authenticated.identity as { credential: CredentialRecord };
+  pipeline.lastUsed.used(credential.accessKeyId);
+  const authorised = await authorise(authenticated, pipeline.services.store.cache, known);
+  enforceBans(authorised);
+  // Where the client reaches the endpoint, for the Location of the form's answer.
+  const { request } = addressed.exchange;
+  const scheme = (request.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
+  const publicUrl = pipeline.services.config.s3.publicUrl ?? `${scheme}://${request.headers.host ?? ''}`;
+  await uploadForm(plan(authorised), head, pipeline.upstream, publicUrl);
 }
 
 /** The body plan's refusal, if any: after authorisation and bans, so it tells strangers nothing. */
@@ -134,7 +163,10 @@ function plan(stage: Authorised): Planned {
 
 /** The gateway's own answer to each operation the catalogue says it answers (the compiler checks all are here). */
 const ANSWERS: Readonly<
-  Record<AnsweredOperationName, (stage: Planned, pipeline: Pipeline) => void | Promise<void>>
+  Record<
+    Exclude<AnsweredOperationName, 'PostObject'>,
+    (stage: Planned, pipeline: Pipeline) => void | Promise<void>
+  >
 > = {
   ListBuckets: (stage, pipeline) => answerListBuckets(stage, pipeline.services.store.buckets),
   GetBucketLocation: (stage, pipeline) =>
@@ -149,7 +181,7 @@ const ANSWERS: Readonly<
 
 async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
   const name = stage.operation.name;
-  if (isAnswered(name)) return ANSWERS[name](stage, pipeline);
+  if (isAnswered(name) && name !== 'PostObject') return ANSWERS[name](stage, pipeline);
   if (name === 'CopyObject' || name === 'UploadPartCopy')
     await assertCopySourceExists(stage, pipeline.upstream);
   return forward(stage, pipeline.upstream);

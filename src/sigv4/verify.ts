@@ -38,6 +38,7 @@ import { parseAmzDate, parseHttpDate, scopeDateOf, type SigningTimestamp } from 
 import {
   detectAuthForm,
   parseAuthorizationHeader,
+  parseCredential,
   parsePresignedQuery,
   type ParsedCredential,
 } from './authorization.js';
@@ -49,7 +50,7 @@ import {
   stringToSign,
   type CredentialScope,
 } from './canonical.js';
-import { S3_SERVICE } from './constants.js';
+import { S3_SERVICE, SIGV4_ALGORITHM } from './constants.js';
 import { signaturesEqual, SigningKeyCache, signStringToSign } from './signing-key.js';
 
 export interface VerifyRequest {
@@ -89,7 +90,22 @@ export interface VerifyOptions {
   readonly maxSkewSeconds?: number;
 }
 
-export type AuthenticationForm = 'header' | 'presigned';
+export type AuthenticationForm = 'header' | 'presigned' | 'form';
+
+/** The SigV4 fields of a browser form upload (POST Object), by their form names. */
+export interface FormSignature {
+  readonly algorithm: string | undefined;
+  readonly credential: string | undefined;
+  readonly date: string | undefined;
+  readonly policy: string | undefined;
+  readonly signature: string | undefined;
+}
+
+export interface FormVerified<Credential extends object> {
+  readonly ok: true;
+  readonly credential: Credential;
+  readonly accessKeyId: string;
+}
 
 export interface Anonymous {
   readonly ok: true;
@@ -212,6 +228,48 @@ export class SigV4Verifier<Credential extends object> {
           bodyPlan: request.bodyHeaders === null ? NO_BODY : planBody(request.bodyHeaders),
         };
     }
+  }
+
+  /**
+   * Who signed a form upload's policy: the signature covers the base64 policy itself, with the
+   * signing key of the credential's scope. Missing or malformed fields are
+   * `FormAuthenticationMalformed`; then region, service, unknown key, date and signature as for the
+   * other forms. The policy's own expiry and conditions are the caller's (post-policy.ts), checked
+   * after this, so only the holder of a genuine policy learns why it does not hold.
+   */
+  async authenticateForm(form: FormSignature): Promise<FormVerified<Credential> | VerifyFailure> {
+    const { algorithm, date, policy, signature } = form;
+    const parsed = parseCredential(form.credential ?? '');
+    if (
+      algorithm !== SIGV4_ALGORITHM ||
+      parsed === undefined ||
+      date === undefined ||
+      policy === undefined ||
+      policy === '' ||
+      signature === undefined ||
+      !HEX_SHA256.test(signature)
+    ) {
+      return failure(
+        'FormAuthenticationMalformed',
+        parsed === undefined ? {} : { accessKeyId: parsed.accessKeyId },
+      );
+    }
+    const named = { accessKeyId: parsed.accessKeyId };
+    const scopeError = this.#checkScope(parsed.scope, 'presigned');
+    if (scopeError !== undefined) return failure(scopeError, named);
+    const found = await this.#find(parsed.accessKeyId);
+    if (found === null) return failure('InvalidAccessKeyId', named);
+    const timestamp = parseAmzDate(date.trim());
+    if (timestamp === undefined || scopeDateOf(timestamp.amzDate) !== parsed.scope.date) {
+      return failure('FormAuthenticationMalformed', named);
+    }
+    let matched = false;
+    for (let slot = 0; slot < found.secrets.length; slot += 1) {
+      const key = this.#keys.signingKey(found.credential, slot, found.secrets[slot] as string, parsed.scope);
+      if (signaturesEqual(signStringToSign(key, policy), signature.toLowerCase())) matched = true;
+    }
+    if (!matched) return failure('SignatureDoesNotMatch', named);
+    return { ok: true, credential: found.credential, accessKeyId: parsed.accessKeyId };
   }
 
   async #find(accessKeyId: string): Promise<FoundCredential<Credential> | null> {

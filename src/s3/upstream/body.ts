@@ -26,8 +26,20 @@ export class ClientDisconnected extends Error {
   }
 }
 
+/**
+ * A request body on its way upstream: what the backend reads, and a failure reported once, so
+ * the upstream request is destroyed before the body's held-back tail leaves.
+ */
+export interface UploadBody {
+  readonly output: Readable;
+  readonly failure: Error | null;
+  onFailure(listener: (error: Error) => void): void;
+  /** Stops reading the client's body (the answer no longer depends on it). */
+  abort(): void;
+}
+
 /** The client's body running through the plan's decoder and verifier; fails at most once. */
-export class BodyStream {
+export class BodyStream implements UploadBody {
   /** What the backend receives: decoded, and verified before its last bytes leave. */
   readonly output: Readable;
   #failure: Error | null = null;

@@ -13,7 +13,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { Exchange } from '../exchange.js';
 import { sendError, writeHead } from '../respond.js';
-import { bodyFailureError, type BodyStream } from './body.js';
+import { bodyFailureError, type UploadBody } from './body.js';
 import {
   backendFailure,
   clientResponseHeaders,
@@ -30,9 +30,18 @@ const MAX_ERROR_DOCUMENT_BYTES = 256 * 1024;
 export interface Forwarded {
   readonly spec: BackendRequestSpec;
   /** The verified body stream, a body read whole, or null when the request has none. */
-  readonly body: BodyStream | Buffer | null;
+  readonly body: UploadBody | Buffer | null;
   /** Headers to add to a successful answer, computed when it arrives (a checksum verified here). */
   readonly successHeaders?: () => http.OutgoingHttpHeaders;
+  /**
+   * The client's answer to the store's success, in place of relaying it (a form upload answers
+   * as S3 answers a form, not as it answers the PutObject the gateway sent).
+   */
+  readonly successAnswer?: (storeHeaders: Readonly<Record<string, string | string[] | undefined>>) => {
+    readonly status: number;
+    readonly headers: http.OutgoingHttpHeaders;
+    readonly body: string;
+  };
 }
 
 /** What forwarding needs of the process around it. */
@@ -129,6 +138,18 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       return;
     }
     exchange.errorCode = statusLabel(status);
+    const replacement = status < 300 ? this.forwarded.successAnswer?.(headers) : undefined;
+    if (replacement !== undefined) {
+      this.#mode = 'discard';
+      const body = Buffer.from(replacement.body, 'utf8');
+      if (
+        writeHead(exchange, replacement.status, { ...replacement.headers, 'content-length': body.length })
+      ) {
+        exchange.response.end(body);
+        exchange.bytesOut += body.length;
+      }
+      return;
+    }
     const extra = status < 300 ? this.forwarded.successHeaders?.() : undefined;
     if (extra !== undefined) Object.assign(this.#headers, extra);
     this.#mode = 'stream';

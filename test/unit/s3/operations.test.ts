@@ -36,6 +36,7 @@ describe('classifyOperation', () => {
     ['DELETE', '/b-1/k?uploadId=u', 'AbortMultipartUpload'],
     ['GET', '/b-1/k?uploadId=u&max-parts=10', 'ListParts'],
     ['OPTIONS', '/b-1/k', 'CorsPreflight'],
+    ['POST', '/b-1', 'PostObject'],
   ])('%s %s is %s', (method, target, expected) => {
     expect(nameOf(method, target)).toBe(expected);
   });
@@ -111,7 +112,6 @@ describe('classifyOperation', () => {
       ['PUT', '/b-1/k?retention'],
       ['POST', '/b-1/k?select&select-type=2'],
       ['POST', '/b-1/k?restore'],
-      ['POST', '/b-1'],
       ['GET', '/b-1/k?unknown-parameter=1'],
       ['GET', '/b-1/k?acl&tagging'],
       ['PATCH', '/b-1/k'],
