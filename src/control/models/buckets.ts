@@ -131,7 +131,12 @@ export interface PresignRequest {
    * @maxLength 1024
    */
   key: string;
-  method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
+  /**
+   * POST presigns a browser form upload: the answer's `url` and `fields` go into an HTML form (or a
+   * FormData), the file last. Its key may end with `${filename}`, replaced by the uploaded file's
+   * name. The credential must allow PUT.
+   */
+  method: 'GET' | 'PUT' | 'HEAD' | 'DELETE' | 'POST';
   /**
    * Lifetime in seconds; default 3600, at most 604800 (7 days).
    * @example 3600
@@ -146,10 +151,18 @@ export interface PresignRequest {
    */
   accessKeyId: string;
   /**
-   * Signed as the Content-Type header the request must carry (useful for PUT).
+   * Signed as the Content-Type header the request must carry (useful for PUT); for POST, the
+   * Content-Type field the form must send.
    * @maxLength 256
    */
   contentType?: string;
+  /**
+   * POST only: the largest file the form may upload, in bytes (its policy's content-length-range).
+   * @isInt
+   * @minimum 0
+   * @maximum 5368709120
+   */
+  maxSizeBytes?: number;
 }
 
 export interface PresignResponse {
@@ -157,5 +170,7 @@ export interface PresignResponse {
   method: string;
   /** Headers the request must send exactly as given (they are signed). */
   headers: { [name: string]: string };
+  /** POST only: the form fields to send before the file, exactly as given (the policy signs them). */
+  fields?: { [name: string]: string };
   expiresAt: Date;
 }

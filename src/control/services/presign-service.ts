@@ -1,12 +1,12 @@
 import { scopeAllowsMethod, scopeCoversBucket } from '../../access/scope.js';
-import { requireMember, type Caller } from '../auth/caller.js';
+import { requireMember, type Caller, type Member } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
 import type { PresignRequest, PresignResponse } from '../models/buckets.js';
 import { invalidField, ProblemError } from '../problems.js';
 import { objectKeyProblem } from './bucket-rules.js';
 import type { BucketService } from './bucket-service.js';
 import { credentialExpired, requireCredentialOfMember } from './record-rules.js';
-import { presignS3Url } from './sigv4-presigner.js';
+import { presignS3Post, presignS3Url } from './sigv4-presigner.js';
 
 const DEFAULT_PRESIGN_SECONDS = 3600;
 
@@ -38,9 +38,11 @@ export class PresignService {
     if (credentialExpired(credential)) {
       throw new ProblemError('credential_expired', `The credential ${credential.accessKeyId} has expired.`);
     }
+    // A form upload stores an object: the storage endpoint holds it to PUT.
+    const scopeMethod = request.method === 'POST' ? 'PUT' : request.method;
     if (
       !scopeCoversBucket(credential.scope, bucket.name) ||
-      !scopeAllowsMethod(credential.scope, request.method)
+      !scopeAllowsMethod(credential.scope, scopeMethod)
     ) {
       throw new ProblemError(
         'credential_scope_insufficient',
@@ -48,10 +50,34 @@ export class PresignService {
       );
     }
 
+    if (request.maxSizeBytes !== undefined && request.method !== 'POST') {
+      throw invalidField('maxSizeBytes', 'only a POST (form upload) has a size limit');
+    }
     const expiresIn = request.expiresIn ?? DEFAULT_PRESIGN_SECONDS;
+    const signingDate = new Date();
+    if (request.method === 'POST') {
+      const form = await presignS3Post({
+        accessKeyId: credential.accessKeyId,
+        secret: credential.secret,
+        endpoint: this.#deps.context.s3PublicUrl,
+        bucket: bucket.name,
+        key: request.key,
+        expiresIn,
+        signingDate,
+        ...(request.contentType === undefined ? {} : { contentType: request.contentType }),
+        ...(request.maxSizeBytes === undefined ? {} : { maxSizeBytes: request.maxSizeBytes }),
+      });
+      await this.#audit(member, bucket.name, request, credential.accessKeyId, expiresIn);
+      return {
+        url: form.url,
+        method: 'POST',
+        headers: {},
+        fields: form.fields,
+        expiresAt: new Date(signingDate.getTime() + expiresIn * 1000),
+      };
+    }
     const headers: Record<string, string> =
       request.contentType === undefined ? {} : { 'content-type': request.contentType };
-    const signingDate = new Date();
     const url = await presignS3Url({
       accessKeyId: credential.accessKeyId,
       secret: credential.secret,
@@ -63,17 +89,27 @@ export class PresignService {
       headers,
       signingDate,
     });
-    await this.#deps.audit.record(member, {
-      organisationId: member.organisationId,
-      action: 'object.presign',
-      target: `${bucket.name}/${request.key}`,
-      details: { method: request.method, accessKeyId: credential.accessKeyId, expiresIn },
-    });
+    await this.#audit(member, bucket.name, request, credential.accessKeyId, expiresIn);
     return {
       url,
       method: request.method,
       headers,
       expiresAt: new Date(signingDate.getTime() + expiresIn * 1000),
     };
+  }
+
+  async #audit(
+    member: Member,
+    bucket: string,
+    request: PresignRequest,
+    accessKeyId: string,
+    expiresIn: number,
+  ): Promise<void> {
+    await this.#deps.audit.record(member, {
+      organisationId: member.organisationId,
+      action: 'object.presign',
+      target: `${bucket}/${request.key}`,
+      details: { method: request.method, accessKeyId, expiresIn },
+    });
   }
 }

@@ -63,3 +63,64 @@ export async function presignS3Url(input: PresignInput): Promise<string> {
     .join('&');
   return `${base.origin}${signed.path}?${query}`;
 }
+
+export interface PresignPostInput {
+  accessKeyId: string;
+  secret: string;
+  endpoint: string;
+  bucket: string;
+  /** The object key; a trailing `${filename}` leaves that part to the uploaded file's name. */
+  key: string;
+  expiresIn: number;
+  contentType?: string;
+  maxSizeBytes?: number;
+  signingDate: Date;
+}
+
+const FILENAME = '${filename}';
+
+/**
+ * A browser form upload's URL and fields: a policy (expiry, and a condition for every field the
+ * form sends) signed with SigV4 over its base64 text, as the AWS SDKs' createPresignedPost makes it.
+ */
+export async function presignS3Post(
+  input: PresignPostInput,
+): Promise<{ url: string; fields: Record<string, string> }> {
+  const base = new URL(input.endpoint);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const amzDate = input.signingDate
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+  const fields: Record<string, string> = {
+    key: input.key,
+    ...(input.contentType === undefined ? {} : { 'Content-Type': input.contentType }),
+    'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
+    'X-Amz-Credential': `${input.accessKeyId}/${amzDate.slice(0, 8)}/${SIGNING_REGION}/s3/aws4_request`,
+    'X-Amz-Date': amzDate,
+  };
+  const keyCondition = input.key.endsWith(FILENAME)
+    ? ['starts-with', '$key', input.key.slice(0, -FILENAME.length)]
+    : { key: input.key };
+  const conditions: unknown[] = [
+    { bucket: input.bucket },
+    keyCondition,
+    ...Object.entries(fields)
+      .filter(([name]) => name !== 'key')
+      .map(([name, value]) => ({ [name]: value })),
+    ...(input.maxSizeBytes === undefined ? [] : [['content-length-range', 0, input.maxSizeBytes]]),
+  ];
+  const expiration = new Date(input.signingDate.getTime() + input.expiresIn * 1000).toISOString();
+  const policy = Buffer.from(JSON.stringify({ expiration, conditions })).toString('base64');
+  const signer = new SignatureV4({
+    credentials: { accessKeyId: input.accessKeyId, secretAccessKey: input.secret },
+    region: SIGNING_REGION,
+    service: 's3',
+    sha256: Sha256Hash,
+  });
+  const signature = await signer.sign(policy, { signingDate: input.signingDate });
+  return {
+    url: `${base.origin}${basePath}/${input.bucket}`,
+    fields: { ...fields, Policy: policy, 'X-Amz-Signature': signature },
+  };
+}

@@ -108,7 +108,7 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
       'expiresIn',
     );
     expectInvalidFields(
-      await owner.post('/v1/buckets/presign-photos/presign', { ...body, method: 'POST' }),
+      await owner.post('/v1/buckets/presign-photos/presign', { ...body, method: 'PATCH' }),
       'method',
     );
     expectInvalidFields(
@@ -162,5 +162,78 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
       member.client.post('/v1/buckets/presign-photos/presign', { key: 'k', method: 'GET', accessKeyId });
     expect((await presign(mine.accessKeyId)).status).toBe(200);
     expectProblem(await presign(gw.credential.accessKeyId), 403, 'forbidden');
+  });
+
+  it('presigns a browser form upload (POST): url and fields that upload through the storage endpoint', async () => {
+    const writer = await credential(owner, { buckets: ['presign-photos'], level: 'read-write' });
+    const response = await owner.post('/v1/buckets/presign-photos/presign', {
+      key: 'forms/${filename}',
+      method: 'POST',
+      accessKeyId: writer.accessKeyId,
+      contentType: 'text/plain',
+      maxSizeBytes: 16,
+      expiresIn: 600,
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toMatchObject({ method: 'POST', headers: {}, url: `${gw.s3Url}/presign-photos` });
+    const fields = response.body.fields as Record<string, string>;
+    expect(Object.keys(fields).sort()).toEqual(
+      [
+        'Content-Type',
+        'Policy',
+        'X-Amz-Algorithm',
+        'X-Amz-Credential',
+        'X-Amz-Date',
+        'X-Amz-Signature',
+        'key',
+      ].sort(),
+    );
+    const policy = JSON.parse(Buffer.from(fields.Policy ?? '', 'base64').toString('utf8'));
+    expect(policy.conditions).toEqual(
+      expect.arrayContaining([
+        { bucket: 'presign-photos' },
+        ['starts-with', '$key', 'forms/'],
+        ['content-length-range', 0, 16],
+      ]),
+    );
+
+    const upload = (file: string) => {
+      const data = new FormData();
+      for (const [name, value] of Object.entries(fields)) data.append(name, value);
+      data.append('file', new Blob([file]), 'note.txt');
+      return fetch(response.body.url, {
+        method: 'POST',
+        body: data,
+        headers: { 'user-agent': 'Mozilla/5.0' },
+      });
+    };
+    expect((await upload('hello form')).status).toBe(204);
+    const listed = await owner.get('/v1/buckets/presign-photos/objects?prefix=forms/');
+    expect(listed.body.objects.map((object: { key: string }) => object.key)).toEqual(['forms/note.txt']);
+    const tooLarge = await upload('this note is longer than sixteen bytes');
+    expect(tooLarge.status).toBe(400);
+    expect(await tooLarge.text()).toContain('<Code>EntityTooLarge</Code>');
+  });
+
+  it('presigns a form upload only with a key that may write, and a size limit only for POST', async () => {
+    const reader = await credential(owner, { buckets: ['presign-photos'], level: 'read-only' });
+    expectProblem(
+      await owner.post('/v1/buckets/presign-photos/presign', {
+        key: 'k',
+        method: 'POST',
+        accessKeyId: reader.accessKeyId,
+      }),
+      403,
+      'credential_scope_insufficient',
+    );
+    expectInvalidFields(
+      await owner.post('/v1/buckets/presign-photos/presign', {
+        key: 'k',
+        method: 'GET',
+        accessKeyId: gw.credential.accessKeyId,
+        maxSizeBytes: 10,
+      }),
+      'maxSizeBytes',
+    );
   });
 });
