@@ -26,6 +26,8 @@ export interface Presigned {
   url: string;
   method: string;
   headers: Record<string, string>;
+  /** POST: the form's fields. */
+  fields?: Record<string, string>;
   expiresAt: string;
 }
 
@@ -147,10 +149,12 @@ export class ControlPlane {
     bucket: string,
     request: {
       key: string;
-      method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
+      method: 'GET' | 'PUT' | 'HEAD' | 'DELETE' | 'POST';
       accessKeyId: string;
       expiresIn?: number;
       contentType?: string;
+      maxSizeBytes?: number;
+      successActionRedirect?: string;
     },
   ): Promise<Presigned> {
     return (await this.call('POST', `/v1/buckets/${bucket}/presign`, request, 200)) as Presigned;

@@ -377,6 +377,7 @@ const models: TsoaRoute.Models = {
             "accessKeyId": {"dataType":"string","required":true},
             "contentType": {"dataType":"string","validators":{"maxLength":{"value":256}}},
             "maxSizeBytes": {"dataType":"integer","validators":{"minimum":{"value":0},"maximum":{"value":5368709120}}},
+            "successActionRedirect": {"dataType":"string","validators":{"maxLength":{"value":2048}}},
         },
         "additionalProperties": false,
     },

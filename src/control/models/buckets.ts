@@ -163,6 +163,13 @@ export interface PresignRequest {
    * @maximum 5368709120
    */
   maxSizeBytes?: number;
+  /**
+   * POST only: where the browser goes once the form's upload is stored (S3's
+   * success_action_redirect), with bucket, key and etag added to the query.
+   * @example "https://app.example/uploaded"
+   * @maxLength 2048
+   */
+  successActionRedirect?: string;
 }
 
 export interface PresignResponse {

@@ -53,6 +53,14 @@ export class PresignService {
     if (request.maxSizeBytes !== undefined && request.method !== 'POST') {
       throw invalidField('maxSizeBytes', 'only a POST (form upload) has a size limit');
     }
+    if (request.successActionRedirect !== undefined) {
+      if (request.method !== 'POST') {
+        throw invalidField('successActionRedirect', 'only a POST (form upload) redirects');
+      }
+      if (!/^https?:\/\/[^\s]+$/i.test(request.successActionRedirect)) {
+        throw invalidField('successActionRedirect', 'must be an http:// or https:// URL');
+      }
+    }
     const expiresIn = request.expiresIn ?? DEFAULT_PRESIGN_SECONDS;
     const signingDate = new Date();
     if (request.method === 'POST') {
@@ -66,6 +74,9 @@ export class PresignService {
         signingDate,
         ...(request.contentType === undefined ? {} : { contentType: request.contentType }),
         ...(request.maxSizeBytes === undefined ? {} : { maxSizeBytes: request.maxSizeBytes }),
+        ...(request.successActionRedirect === undefined
+          ? {}
+          : { successActionRedirect: request.successActionRedirect }),
       });
       await this.#audit(member, bucket.name, request, credential.accessKeyId, expiresIn);
       return {

@@ -74,6 +74,7 @@ export interface PresignPostInput {
   expiresIn: number;
   contentType?: string;
   maxSizeBytes?: number;
+  successActionRedirect?: string;
   signingDate: Date;
 }
 
@@ -95,6 +96,9 @@ export async function presignS3Post(
   const fields: Record<string, string> = {
     key: input.key,
     ...(input.contentType === undefined ? {} : { 'Content-Type': input.contentType }),
+    ...(input.successActionRedirect === undefined
+      ? {}
+      : { success_action_redirect: input.successActionRedirect }),
     'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
     'X-Amz-Credential': `${input.accessKeyId}/${amzDate.slice(0, 8)}/${SIGNING_REGION}/s3/aws4_request`,
     'X-Amz-Date': amzDate,

@@ -235,5 +235,23 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
       }),
       'maxSizeBytes',
     );
+    expectInvalidFields(
+      await owner.post('/v1/buckets/presign-photos/presign', {
+        key: 'k',
+        method: 'POST',
+        accessKeyId: gw.credential.accessKeyId,
+        successActionRedirect: 'javascript:alert(1)',
+      }),
+      'successActionRedirect',
+    );
+    const redirecting = await owner.post('/v1/buckets/presign-photos/presign', {
+      key: 'k',
+      method: 'POST',
+      accessKeyId: gw.credential.accessKeyId,
+      successActionRedirect: 'https://app.example/uploaded',
+    });
+    expect(redirecting.body.fields.success_action_redirect).toBe('https://app.example/uploaded');
+    const policy = JSON.parse(Buffer.from(redirecting.body.fields.Policy, 'base64').toString('utf8'));
+    expect(policy.conditions).toContainEqual({ success_action_redirect: 'https://app.example/uploaded' });
   });
 });
