@@ -161,6 +161,11 @@ export const S3_ERRORS = {
 
   // Wrong shape of request.
   NoSuchBucket: entry('NoSuchBucket', 404, 'The specified bucket does not exist.'),
+  ControlCharacterInValue: entry(
+    'InvalidArgument',
+    400,
+    'Header values and response-* parameters must not contain control characters (CR, LF, NUL and the like).',
+  ),
   MalformedPOSTRequest: entry(
     'MalformedPOSTRequest',
     400,

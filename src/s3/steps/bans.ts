@@ -16,8 +16,42 @@ function hasGrantHeader(headers: HeaderMap): boolean {
   return false;
 }
 
+/** C0 controls but horizontal tab, and DEL: what a header value may not hold (RFC 9110 field values). */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/**
+ * Values that reach the store as header values: the request's headers (and those hoisted from a
+ * presigned query), and the `response-*` parameters the store writes into its answer's headers.
+ * A CR or LF there could split the store's response (a read-only key could do it at will).
+ */
+function refuseControlCharacters(stage: Authorised): void {
+  for (const name in stage.headers) {
+    const value = stage.headers[name];
+    const values = Array.isArray(value) ? value : [value];
+    for (const text of values) {
+      if (typeof text === 'string' && CONTROL_CHARACTER.test(text)) {
+        throw new S3Error(
+          'ControlCharacterInValue',
+          undefined,
+          `The value of the header ${name} holds a control character.`,
+        );
+      }
+    }
+  }
+  for (const { name, value } of stage.query) {
+    if (name.toLowerCase().startsWith('response-') && CONTROL_CHARACTER.test(value)) {
+      throw new S3Error(
+        'ControlCharacterInValue',
+        undefined,
+        `The value of the parameter ${name} holds a control character.`,
+      );
+    }
+  }
+}
+
 export function enforceBans(stage: Authorised): void {
   const { headers } = stage;
+  refuseControlCharacters(stage);
   // A proxy or backend that normalised `.`/`..` would address another object, even another bucket.
   if (hasDotSegment(stage.key)) throw new S3Error('DotSegmentKey');
 

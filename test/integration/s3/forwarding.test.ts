@@ -235,6 +235,35 @@ describe('re-signed requests', () => {
     expect(backend.requests.every((request) => request.signatureValid)).toBe(true);
   });
 
+  it('never carry a control character into a header the store writes: refused at the edge', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'splittable', Body: 'body' }));
+    const before = backend.requests.length;
+    for (const method of ['GET', 'HEAD']) {
+      for (const query of [
+        { 'response-content-type': 'text/plain\r\nX-Injected: 1' },
+        { 'response-content-disposition': 'attachment\u0000' },
+        { 'X-Amz-Meta-Note': 'line\nbreak' },
+      ]) {
+        const headers = await signedHeaders({
+          credential: gateway.credential,
+          method,
+          baseUrl: gateway.s3Url,
+          path: '/fwd/splittable',
+          query,
+          payloadHash: sha256Hex(''),
+        });
+        const answer = await sendRaw(gateway.s3Url, {
+          method,
+          target: `/fwd/splittable${queryString(query)}`,
+          headers,
+        });
+        expect(answer.status, `${method} ${JSON.stringify(query)}`).toBe(400);
+        if (method === 'GET') expect(describeRawError(answer)).toMatchObject({ code: 'InvalidArgument' });
+      }
+    }
+    expect(backend.requests.length).toBe(before);
+  });
+
   it('ignore an Expect header they do not know, empty or not, as S3 does (no 417)', async () => {
     for (const expectation of ['', 'something-else', '200-ok']) {
       const path = `/fwd/expect-${expectation.length}`;
