@@ -3,7 +3,7 @@
  * worker runs it (several processes sharing the port through node:cluster).
  */
 import type http from 'node:http';
-import { answerClientError } from '../s3/answers/client-error.js';
+import { answerClientError, answerConnect } from '../s3/answers/client-error.js';
 import { createS3Listener, type StorageServices } from '../s3/pipeline.js';
 import { closeServer, createServer, listen, urlOf, type ListenOptions } from './listen.js';
 
@@ -26,6 +26,7 @@ export async function startStorageEndpoint(
     { requireHostHeader: false },
   );
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   const listener = createS3Listener(services);
   // Once closing, every answer ends its connection: a keep-alive client would otherwise go on
   // sending to this process until the grace period cuts it off, instead of to the others.

@@ -21,7 +21,24 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     socket.destroy();
     return;
   }
-  const definition = S3_ERRORS[PARSER_ERRORS[error.code ?? ''] ?? 'MalformedHttpRequest'];
+  answerOnSocket(socket, PARSER_ERRORS[error.code ?? ''] ?? 'MalformedHttpRequest');
+}
+
+/**
+ * CONNECT (a tunnel request) never reaches the pipeline: Node hands it over as a raw socket. It
+ * gets the same S3 error document as any other method the endpoint does not take.
+ */
+export function answerConnect(_request: unknown, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  answerOnSocket(socket, 'UnsupportedMethod');
+}
+
+/** An S3 error document written straight to the socket, which is then closed. */
+function answerOnSocket(socket: Duplex, key: S3ErrorKey): void {
+  const definition = S3_ERRORS[key];
   const requestId = newRequestId();
   const body = renderS3Error(definition, { requestId });
   socket.end(

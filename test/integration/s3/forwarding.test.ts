@@ -239,11 +239,12 @@ describe('re-signed requests', () => {
     await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'splittable', Body: 'body' }));
     const before = backend.requests.length;
     for (const method of ['GET', 'HEAD']) {
-      for (const query of [
+      const queries: Record<string, string>[] = [
         { 'response-content-type': 'text/plain\r\nX-Injected: 1' },
         { 'response-content-disposition': 'attachment\u0000' },
         { 'X-Amz-Meta-Note': 'line\nbreak' },
-      ]) {
+      ];
+      for (const query of queries) {
         const headers = await signedHeaders({
           credential: gateway.credential,
           method,

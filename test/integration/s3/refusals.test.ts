@@ -925,6 +925,12 @@ describe('HTTP framing', () => {
         malformed,
       ],
       ['unknown method', `FROB /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, unknownMethod],
+      // A tunnel request: Node hands it over as a raw socket; it gets the same answer, not silence.
+      [
+        'CONNECT',
+        `CONNECT backend.internal:7480 HTTP/1.1\r\nHost: backend.internal:7480\r\n\r\n`,
+        unknownMethod,
+      ],
       [
         'huge headers',
         `GET /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${padding}\r\n`,
