@@ -43,6 +43,7 @@ import { enforceBans } from './steps/bans.js';
 import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './steps/bot-protection.js';
 import { applyCors } from './steps/cors.js';
 import { completeMultipartUpload } from './upstream/completion.js';
+import { forwardDeleteObjects } from './upstream/delete-objects.js';
 import { uploadForm } from './upstream/form-upload.js';
 import { authenticateForm } from './steps/form-authenticate.js';
 import { readFormHead } from './steps/form-fields.js';
@@ -182,6 +183,7 @@ const ANSWERS: Readonly<
 async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
   const name = stage.operation.name;
   if (isAnswered(name) && name !== 'PostObject') return ANSWERS[name](stage, pipeline);
+  if (name === 'DeleteObjects') return forwardDeleteObjects(stage, pipeline.upstream);
   if (name === 'CopyObject' || name === 'UploadPartCopy')
     await assertCopySourceExists(stage, pipeline.upstream);
   return forward(stage, pipeline.upstream);

@@ -34,6 +34,7 @@ import {
   defaultOrganisation,
 } from '../../support/s3/fixtures.js';
 import {
+  describeRawError,
   queryString,
   sendOnSocket,
   sendRaw,
@@ -160,6 +161,52 @@ describe('objects through the AWS SDK (path-style, default checksums)', () => {
     expect(result.Deleted?.map((deleted) => deleted.Key).sort()).toEqual(['one', 'two']);
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'archive' }));
     expect(listed.KeyCount ?? 0).toBe(0);
+  });
+
+  it('refuses more than 1,000 keys in one DeleteObjects, or no Delete document, with MalformedXML, deleting nothing', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'archive', Key: 'kept', Body: 'k' }));
+    const malformed = {
+      code: 'MalformedXML',
+      status: 400,
+      message: 'The XML you provided was not well-formed or did not validate against our published schema.',
+    };
+    for (const count of [1001, 50_000]) {
+      const Objects = Array.from({ length: count }, (_, index) => ({
+        Key: index === 0 ? 'kept' : `k${index}`,
+      }));
+      await expectS3Error(
+        s3.send(new DeleteObjectsCommand({ Bucket: 'archive', Delete: { Objects } })),
+        malformed,
+      );
+    }
+    await expectS3Error(
+      s3.send(new DeleteObjectsCommand({ Bucket: 'archive', Delete: { Objects: [] } })),
+      malformed,
+    );
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'POST',
+      baseUrl: gateway.s3Url,
+      path: '/archive',
+      query: { delete: '' },
+      payloadHash: sha256Hex('<NotDelete/>'),
+    });
+    const notDelete = await sendRaw(gateway.s3Url, {
+      method: 'POST',
+      target: '/archive?delete=',
+      headers,
+      body: '<NotDelete/>',
+    });
+    expect(describeRawError(notDelete)).toMatchObject({ status: 400, code: 'MalformedXML' });
+    const thousand = Array.from({ length: 1000 }, (_, index) => ({ Key: `absent-${index}` }));
+    const accepted = await s3.send(
+      new DeleteObjectsCommand({
+        Bucket: 'archive',
+        Delete: { Objects: [{ Key: 'gone' }, ...thousand.slice(1)] },
+      }),
+    );
+    expect(accepted.Deleted?.length).toBe(1000);
+    expect((await s3.send(new HeadObjectCommand({ Bucket: 'archive', Key: 'kept' }))).ContentLength).toBe(1);
   });
 
   it('copies an object', async () => {
