@@ -199,6 +199,11 @@ export const S3_ERRORS = {
   NoSuchKey: entry('NoSuchKey', 404, 'The specified key does not exist.'),
   NoSuchCORSConfiguration: entry('NoSuchCORSConfiguration', 404, 'The CORS configuration does not exist.'),
   NoSuchVersion: entry('NoSuchVersion', 404, 'The specified version does not exist.'),
+  NoSuchUpload: entry(
+    'NoSuchUpload',
+    404,
+    'The specified multipart upload does not exist: the upload id is wrong, or the upload was aborted or completed.',
+  ),
   InvalidObjectAttributes: entry(
     'InvalidArgument',
     400,

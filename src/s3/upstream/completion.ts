@@ -110,12 +110,18 @@ export function parseListPartsPage(xml: string): ListPartsPage | null {
 /** Fetches one ListParts page (status and raw body) after `marker`. */
 export type ListPartsFetcher = (marker: string | null) => Promise<{ status: number; body: string }>;
 
-/** Every part the store holds, or null when the backend does not answer ListParts. */
-export async function storedParts(fetchPage: ListPartsFetcher): Promise<Map<number, StoredPart[]> | null> {
+/**
+ * Every part the store holds; 'no-such-upload' when the store knows no such upload (404), null
+ * when it does not answer ListParts at all.
+ */
+export async function storedParts(
+  fetchPage: ListPartsFetcher,
+): Promise<Map<number, StoredPart[]> | 'no-such-upload' | null> {
   const parts = new Map<number, StoredPart[]>();
   let marker: string | null = null;
   for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
     const answer = await fetchPage(marker);
+    if (answer.status === 404) return 'no-such-upload';
     if (answer.status !== 200) return null;
     const parsed = parseListPartsPage(answer.body);
     if (parsed === null) return null;
@@ -175,12 +181,14 @@ export async function completeMultipartUpload(stage: Planned, upstream: Upstream
     const answer = await upstream.connection.call(spec, { maxBytes: 8 * 1024 * 1024 });
     return { status: answer.status, body: answer.body.toString('utf8') };
   };
-  let stored: Map<number, StoredPart[]> | null;
+  let stored: Awaited<ReturnType<typeof storedParts>>;
   try {
     stored = await storedParts(fetchPage);
   } catch (error) {
     throw backendFailure(exchange, upstream, error);
   }
+  // Ceph RGW 16.2 answers a completion of an unknown upload with 500; its ListParts knows better.
+  if (stored === 'no-such-upload') throw new S3Error('NoSuchUpload');
   if (stored !== null && findUndersizedPart(completed, stored) !== null) throw new S3Error('EntityTooSmall');
 
   await sendCompletion(stage, upstream, bytes);

@@ -105,6 +105,26 @@ describe('multipart uploads', () => {
     ]);
   });
 
+  it('answers a completion of an upload the store does not know with NoSuchUpload 404, never forwarding it', async () => {
+    await expectS3Error(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'fwd',
+          Key: 'never-started.bin',
+          UploadId: 'no-such-upload-id',
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"0123456789abcdef0123456789abcdef"' }] },
+        }),
+      ),
+      {
+        code: 'NoSuchUpload',
+        status: 404,
+        message:
+          'The specified multipart upload does not exist: the upload id is wrong, or the upload was aborted or completed.',
+      },
+    );
+    expect(requestsFor('/fwd/never-started.bin').map((request) => request.method)).toEqual(['GET']);
+  });
+
   it('refuses a non-final part under 5 MiB with EntityTooSmall 400 and never forwards the completion', async () => {
     const { uploadId, parts } = await uploadParts('small-parts.bin', [1024, 5 * MiB, 10]);
     await expectS3Error(

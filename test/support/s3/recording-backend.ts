@@ -121,9 +121,15 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
     if (request.method === 'GET' && uploadId !== null) {
       void verification.then((result) => {
         record.signatureValid = result.ok;
-        record.status = 200;
-        response.writeHead(200, { 'content-type': 'application/xml' });
-        response.end(listPartsXml(uploadId, uploads.get(uploadId) ?? new Map()));
+        const parts = uploads.get(uploadId);
+        // An upload the store never created (or already completed or aborted): S3's 404.
+        record.status = parts === undefined ? 404 : 200;
+        response.writeHead(record.status, { 'content-type': 'application/xml' });
+        response.end(
+          parts === undefined
+            ? '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
+            : listPartsXml(uploadId, parts),
+        );
       });
       request.resume();
       return;
@@ -155,6 +161,15 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
             const parts = uploads.get(uploadId) ?? new Map<number, StoredPart>();
             parts.set(partNumber, { size: body.length, etag: String(answer.headers.etag ?? '') });
             uploads.set(uploadId, parts);
+          }
+          if (request.method === 'POST' && url.searchParams.has('uploads') && answer.statusCode === 200) {
+            // Remember the uploads the store created, so that ListParts knows them.
+            let created = '';
+            answer.on('data', (chunk: Buffer) => (created += chunk.toString('utf8')));
+            answer.once('end', () => {
+              const id = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1];
+              if (id !== undefined && !uploads.has(id)) uploads.set(id, new Map());
+            });
           }
           const rewrite = backend.rewriteCompletion;
           if (

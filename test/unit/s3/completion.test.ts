@@ -92,6 +92,9 @@ describe('the parts the store holds', () => {
 
   it('is null when the backend does not answer ListParts', async () => {
     expect(await storedParts(async () => ({ status: 405, body: '<Error/>' }))).toBeNull();
+    expect(
+      await storedParts(async () => ({ status: 404, body: '<Error><Code>NoSuchUpload</Code></Error>' })),
+    ).toBe('no-such-upload');
     expect(await storedParts(async () => ({ status: 200, body: '<NotAListing/>' }))).toBeNull();
   });
 
