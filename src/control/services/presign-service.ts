@@ -63,6 +63,8 @@ export class PresignService {
     }
     const expiresIn = request.expiresIn ?? DEFAULT_PRESIGN_SECONDS;
     const signingDate = new Date();
+    // The storage endpoint accepts the configured regions; the first is the one it names.
+    const region = this.#deps.context.config.s3.regions[0] ?? 'us-east-1';
     if (request.method === 'POST') {
       const form = await presignS3Post({
         accessKeyId: credential.accessKeyId,
@@ -72,6 +74,7 @@ export class PresignService {
         key: request.key,
         expiresIn,
         signingDate,
+        region,
         ...(request.contentType === undefined ? {} : { contentType: request.contentType }),
         ...(request.maxSizeBytes === undefined ? {} : { maxSizeBytes: request.maxSizeBytes }),
         ...(request.successActionRedirect === undefined
@@ -99,6 +102,7 @@ export class PresignService {
       expiresIn,
       headers,
       signingDate,
+      region,
     });
     await this.#audit(member, bucket.name, request, credential.accessKeyId, expiresIn);
     return {

@@ -5,9 +5,6 @@ import { sigV4Encode } from '../../protocol/encoding.js';
 /** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
 const Sha256Hash = Hash.bind(null, 'sha256');
 
-/** Presigned URLs are signed for this region, which the storage endpoint always accepts. */
-const SIGNING_REGION = 'us-east-1';
-
 /** Each key segment encoded, "/" kept: S3 signs the path exactly as sent. */
 function encodeObjectKey(key: string): string {
   return key.split('/').map(sigV4Encode).join('/');
@@ -25,6 +22,8 @@ export interface PresignInput {
   /** Headers the request will carry, signed (host is added). */
   headers: Record<string, string>;
   signingDate: Date;
+  /** The region to sign for: the first the storage endpoint accepts (GATEWAY_S3_REGIONS). */
+  region: string;
 }
 
 /** A path-style, query-signed SigV4 URL (UNSIGNED-PAYLOAD), as S3 clients' presigners make them. */
@@ -33,7 +32,7 @@ export async function presignS3Url(input: PresignInput): Promise<string> {
   const basePath = base.pathname.replace(/\/+$/, '');
   const signer = new SignatureV4({
     credentials: { accessKeyId: input.accessKeyId, secretAccessKey: input.secret },
-    region: SIGNING_REGION,
+    region: input.region,
     service: 's3',
     sha256: Sha256Hash,
     uriEscapePath: false,
@@ -76,6 +75,7 @@ export interface PresignPostInput {
   maxSizeBytes?: number;
   successActionRedirect?: string;
   signingDate: Date;
+  region: string;
 }
 
 const FILENAME = '${filename}';
@@ -100,7 +100,7 @@ export async function presignS3Post(
       ? {}
       : { success_action_redirect: input.successActionRedirect }),
     'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
-    'X-Amz-Credential': `${input.accessKeyId}/${amzDate.slice(0, 8)}/${SIGNING_REGION}/s3/aws4_request`,
+    'X-Amz-Credential': `${input.accessKeyId}/${amzDate.slice(0, 8)}/${input.region}/s3/aws4_request`,
     'X-Amz-Date': amzDate,
   };
   const keyCondition = input.key.endsWith(FILENAME)
@@ -118,7 +118,7 @@ export async function presignS3Post(
   const policy = Buffer.from(JSON.stringify({ expiration, conditions })).toString('base64');
   const signer = new SignatureV4({
     credentials: { accessKeyId: input.accessKeyId, secretAccessKey: input.secret },
-    region: SIGNING_REGION,
+    region: input.region,
     service: 's3',
     sha256: Sha256Hash,
   });

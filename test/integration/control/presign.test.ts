@@ -255,3 +255,51 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
     expect(policy.conditions).toContainEqual({ success_action_redirect: 'https://app.example/uploaded' });
   });
 });
+
+describe('presigning with other signing regions (GATEWAY_S3_REGIONS)', () => {
+  let regional: TestGateway;
+  let admin: ControlClient;
+  beforeAll(async () => {
+    regional = await startTestGateway({ GATEWAY_S3_REGIONS: 'eu-central-1,auto' });
+    admin = await login(regional.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    expect((await admin.post('/v1/buckets', { name: 'regional' })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await regional?.stop();
+  });
+
+  it('signs for the first accepted region, so the storage endpoint takes the URLs and forms it makes', async () => {
+    const presign = async (body: object) => {
+      const response = await admin.post('/v1/buckets/regional/presign', {
+        accessKeyId: regional.credential.accessKeyId,
+        ...body,
+      });
+      expect(response.status, response.text).toBe(200);
+      return response.body as {
+        url: string;
+        headers: Record<string, string>;
+        fields?: Record<string, string>;
+      };
+    };
+    const put = await presign({ key: 'eu.txt', method: 'PUT', contentType: 'text/plain' });
+    expect(new URL(put.url).searchParams.get('X-Amz-Credential')).toMatch(
+      /\/eu-central-1\/s3\/aws4_request$/,
+    );
+    const stored = await fetch(put.url, { method: 'PUT', headers: put.headers, body: 'from europe' });
+    expect(stored.status, await stored.text()).toBe(200);
+    const get = await presign({ key: 'eu.txt', method: 'GET' });
+    expect(await (await fetch(get.url)).text()).toBe('from europe');
+
+    const form = await presign({ key: 'eu-form.txt', method: 'POST' });
+    expect(form.fields?.['X-Amz-Credential']).toMatch(/\/eu-central-1\/s3\/aws4_request$/);
+    const data = new FormData();
+    for (const [name, value] of Object.entries(form.fields ?? {})) data.append(name, value);
+    data.append('file', new Blob(['form from europe']), 'f.txt');
+    const posted = await fetch(form.url, {
+      method: 'POST',
+      body: data,
+      headers: { 'user-agent': 'Mozilla/5.0' },
+    });
+    expect(posted.status, await posted.text()).toBe(204);
+  });
+});
