@@ -6,7 +6,7 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       '.bench-dist/**',
-      '.test-dist/**',
+      '.test-dist*/**',
       'data/**',
       'node_modules/**',
       'src/control/generated/**',

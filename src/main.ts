@@ -1,6 +1,8 @@
 import { ConfigError, loadConfig } from './config/load.js';
 import { createLogger } from './observability/logger.js';
 import { startGateway } from './runtime.js';
+import { WorkerStartError } from './cluster/supervisor.js';
+import { ListenError } from './server/listen.js';
 import { DirectoryInUseError } from './store/directory-lock.js';
 import { printWelcome } from './welcome.js';
 
@@ -42,7 +44,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // An expected refusal says what to do; anything else needs its stack.
   const detail =
-    error instanceof DirectoryInUseError
+    error instanceof DirectoryInUseError || error instanceof ListenError || error instanceof WorkerStartError
       ? error.message
       : error instanceof Error
         ? (error.stack ?? error.message)

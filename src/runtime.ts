@@ -104,7 +104,6 @@ export async function startGateway(
     const opened = await openBackend(config);
     embedded = opened.embedded;
     const backend = opened.backend;
-    const bootstrapped = await bootstrap(store, config);
 
     if (!storageRunsInWorkers(config, workerCount)) {
       storage = await startStorageEndpoint({ config, store, backend, metrics, logger, accessLog });
@@ -154,10 +153,16 @@ export async function startGateway(
     };
     controlServer.on('request', createControlApp(context));
     const controlUrl = urlOf(
-      await listen(controlServer, config.listen.control),
+      await listen(controlServer, config.listen.control, 'GATEWAY_CONTROL_LISTEN'),
       config.control.tlsCertFile !== null,
     );
-    const metricsUrl = urlOf(await listen(metricsServer, config.listen.metrics), false);
+    const metricsUrl = urlOf(
+      await listen(metricsServer, config.listen.metrics, 'GATEWAY_METRICS_LISTEN'),
+      false,
+    );
+    // Only once every listener is bound: a start that fails before (a port in use) must not
+    // create the first admin and key, whose generated secrets would be shown by no later start.
+    const bootstrapped = await bootstrap(store, config);
 
     logger.info(
       {

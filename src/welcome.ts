@@ -1,11 +1,43 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { BootstrapResult } from './bootstrap.js';
 import type { RunningGateway } from './runtime.js';
 
+/** Where a production gateway's first start leaves the credentials it created (mode 0600, once). */
+export const FIRST_START_FILE = 'first-start-credentials.json';
+
+type Created = NonNullable<BootstrapResult['created']>;
+
 /**
- * The first-start banner, on stdout rather than in the structured log: it is the one place the
- * generated admin password and the bootstrap secret are shown, and the log must never hold them.
+ * A production first start never prints a secret (stdout ends in log aggregation): the generated
+ * admin password and the first storage credential go once into a file only this user may read,
+ * and the banner says where. Returns the file's path.
+ */
+export function writeFirstStartFile(dataDir: string, created: Created): string {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.resolve(dataDir, FIRST_START_FILE);
+  const contents = {
+    note: 'Created on the first start of this gateway. Keep what you need elsewhere, then delete this file.',
+    admin: { email: created.adminEmail, password: created.generatedPassword },
+    organisation: created.organisationName,
+    storageCredential: {
+      accessKeyId: created.credential.accessKeyId,
+      secretAccessKey: created.credential.secret,
+    },
+  };
+  // 'wx': never overwrite (a second gateway's first start must not replace the first one's file).
+  writeFileSync(file, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  return file;
+}
+
+/**
+ * The start-up banner, on stdout rather than in the structured log. In local development it is
+ * where the generated admin password and the bootstrap secret are shown (the log never holds
+ * them); in production they are written to a private file instead (writeFirstStartFile).
  */
 export function printWelcome(gateway: RunningGateway): void {
   const { urls } = gateway;
+  const { config } = gateway.context;
   const lines = [
     '',
     `  S3 gateway is running.`,
@@ -14,7 +46,21 @@ export function printWelcome(gateway: RunningGateway): void {
     `    metrics          : ${urls.metrics}/metrics`,
   ];
   const created = gateway.bootstrap.created;
-  if (created !== null) {
+  if (created !== null && config.mode === 'production') {
+    let where: string;
+    try {
+      where = `their credentials are in ${writeFirstStartFile(config.dataDir, created)} (readable by this user only); delete it once read.`;
+    } catch (error) {
+      where = `their credentials could not be written to ${config.dataDir} (${(error as Error).message}); reset the admin password with \`npm run admin -- reset-password\`.`;
+    }
+    lines.push(
+      '',
+      '  First start: a platform admin, the organisation "' +
+        created.organisationName +
+        '" and a storage credential were created.',
+      `    ${where}`,
+    );
+  } else if (created !== null) {
     lines.push(
       '',
       '  First start: a platform admin, the organisation "' +
@@ -26,7 +72,7 @@ export function printWelcome(gateway: RunningGateway): void {
       '    aws-cli      :',
       `      export AWS_ACCESS_KEY_ID=${created.credential.accessKeyId}`,
       `      export AWS_SECRET_ACCESS_KEY=${created.credential.secret}`,
-      `      export AWS_DEFAULT_REGION=us-east-1`,
+      `      export AWS_DEFAULT_REGION=${config.s3.regions[0] ?? 'us-east-1'}`,
       `      aws --endpoint-url ${urls.s3} s3 ls`,
       '    (the secret is shown only now; create more credentials through the control plane)',
     );

@@ -54,6 +54,14 @@ const KILL_AFTER_GRACE_MS = 5_000;
 /** A worker's metrics that do not arrive within this are missing from that scrape (and logged). */
 const METRICS_TIMEOUT_MS = 3_000;
 
+/** A storage worker that could not start (its own message says why, e.g. a port in use). */
+export class WorkerStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkerStartError';
+  }
+}
+
 export interface StorageWorkersOptions {
   readonly count: number;
   readonly assignment: Omit<WorkerAssignment, 'type' | 'slot' | 'port'>;
@@ -214,7 +222,7 @@ export class StorageWorkers {
         if (this.#workers.get(slot) === worker) this.#workers.delete(slot);
         if (!ready) {
           reject(
-            new Error(
+            new WorkerStartError(
               `storage worker ${slot} stopped while starting: ${failure ?? exitDescription(code, signal)}`,
             ),
           );

@@ -43,18 +43,37 @@ export interface ListenOptions {
   readonly reusePort?: boolean;
 }
 
+/** A listener that could not bind, named by the setting that chose its address. */
+export class ListenError extends Error {
+  constructor(setting: string, address: string, cause: NodeJS.ErrnoException) {
+    const why =
+      cause.code === 'EADDRINUSE'
+        ? 'the address is in use (another gateway, or another program, listens there)'
+        : cause.code === 'EACCES'
+          ? 'permission denied (ports below 1024 need privileges)'
+          : cause.code === 'EADDRNOTAVAIL'
+            ? 'no interface of this host has that address'
+            : cause.message;
+    super(`cannot listen on ${setting}=${address}: ${why}; set ${setting} to a free host:port`, { cause });
+    this.name = 'ListenError';
+  }
+}
+
+/** Binds `server` to `address`, which the setting `setting` chose (named in a ListenError). */
 export function listen(
   server: http.Server,
   address: string,
+  setting: string,
   options: ListenOptions = {},
 ): Promise<AddressInfo> {
   const parsed = parseListenAddress(address);
   const port = options.port ?? parsed.port;
   const shared = options.reusePort === true ? { reusePort: true, exclusive: true } : {};
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const fail = (error: NodeJS.ErrnoException): void => reject(new ListenError(setting, address, error));
+    server.once('error', fail);
     server.listen({ port, host: parsed.host, ...shared }, () => {
-      server.off('error', reject);
+      server.off('error', fail);
       resolve(server.address() as AddressInfo);
     });
   });

@@ -42,7 +42,10 @@ export async function startStorageEndpoint(
   // S3 ignores an Expect it does not know (an empty one included); Node would answer 417.
   server.on('checkExpectation', serve);
   try {
-    const url = urlOf(await listen(server, config.listen.s3, listening), config.s3.tlsCertFile !== null);
+    const url = urlOf(
+      await listen(server, config.listen.s3, 'GATEWAY_S3_LISTEN', listening),
+      config.s3.tlsCertFile !== null,
+    );
     return {
       server,
       url,

@@ -77,7 +77,7 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
   let key: StorageKey;
 
   beforeAll(async () => {
-    build ??= buildGateway('.test-dist');
+    build ??= buildGateway('.test-dist-workers');
     const entry = await build;
     database = kind === 'postgres' ? await createTestDatabase() : null;
     gateway = await startGatewayProcess(entry, {

@@ -28,6 +28,8 @@ export interface GatewayProcess {
   waitForLog(matches: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
   /** Resolves when the process has exited. */
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the welcome banner (stdout that is not a log line) once it holds `ending`. */
+  banner(ending?: RegExp, timeoutMs?: number): Promise<string>;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function startGatewayProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: LogLine[] = [];
+  let bannerText = '';
   const waiters = new Set<{ matches: (line: LogLine) => boolean; resolve: (line: LogLine) => void }>();
   let stderr = '';
   let pending = '';
@@ -66,7 +69,10 @@ export async function startGatewayProcess(
     const complete = pending.split('\n');
     pending = complete.pop() ?? '';
     for (const text of complete) {
-      if (!text.startsWith('{')) continue; // the welcome banner
+      if (!text.startsWith('{')) {
+        bannerText += `${text}\n`; // the welcome banner
+        continue;
+      }
       const line = JSON.parse(text) as LogLine;
       lines.push(line);
       for (const waiter of waiters) {
@@ -115,6 +121,18 @@ export async function startGatewayProcess(
     controlUrl: started.control as string,
     metricsUrl: (started.metrics as string).replace(/\/metrics$/, ''),
     logs: () => [...lines],
+    banner: async (
+      ending = /delete it once read\.|shown only now; create more|reset-password`\.|metrics +: \S+\n\n$/,
+      timeoutMs = 10_000,
+    ) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!ending.test(bannerText)) {
+        if (Date.now() > deadline)
+          throw new Error(`no complete banner within ${timeoutMs} ms: ${bannerText}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return bannerText;
+    },
     waitForLog,
     exited: () => exit,
   };

@@ -1,0 +1,160 @@
+/**
+ * The first start, as operators meet it (the compiled build, a separate process): a listener that
+ * cannot bind stops the start before anything is created and says which setting to change; a
+ * production first start never prints a secret but leaves the credentials in a private file; a
+ * lost admin password is reset from the command line.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../support/database.js';
+import { buildGateway, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { startRecordingBackend, type RecordingBackend } from '../support/s3/recording-backend.js';
+
+const BUILD = '.test-dist-first-start';
+let entry: string;
+
+beforeAll(async () => {
+  entry = await buildGateway(BUILD);
+}, 120_000);
+
+/** Runs a compiled program to its end; its whole output. */
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin = '',
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+async function login(controlUrl: string, email: string, password: string): Promise<number> {
+  const response = await fetch(`${controlUrl}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  return response.status;
+}
+
+describe('a listener that cannot bind', () => {
+  it('stops the start before the admin and key are created, naming the setting in one line', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-first-'));
+    const env = {
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
+      GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
+    };
+    try {
+      const failed = await run(entry, [], { ...env, GATEWAY_S3_LISTEN: `127.0.0.1:${port}` });
+      expect(failed.code).toBe(1);
+      expect(failed.stderr.trim()).toBe(
+        `gateway failed to start: cannot listen on GATEWAY_S3_LISTEN=127.0.0.1:${port}: the address is in use ` +
+          '(another gateway, or another program, listens there); set GATEWAY_S3_LISTEN to a free host:port',
+      );
+      // The next start is the first start: it creates (and shows) the admin and key.
+      const gateway = await startGatewayProcess(entry, { ...env, GATEWAY_S3_LISTEN: '127.0.0.1:0' });
+      try {
+        const banner = await gateway.banner();
+        expect(banner).toContain('First start: a platform admin');
+        expect(banner).toMatch(/export AWS_SECRET_ACCESS_KEY=\S{40}/);
+      } finally {
+        gateway.child.kill('SIGTERM');
+        await gateway.exited();
+      }
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(realPostgresUrl() === null)('a production first start (PostgreSQL)', () => {
+  let database: TestDatabase;
+  let backend: RecordingBackend;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    backend = await startRecordingBackend();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'gw-first-prod-'));
+    env = {
+      ...backend.env,
+      GATEWAY_MODE: 'production',
+      DATABASE_URL: database.url,
+      GATEWAY_MASTER_KEY: 'a1'.repeat(32),
+      GATEWAY_JWT_SECRET: 'first-start-token-secret-of-enough-length',
+      GATEWAY_WORKERS: '1',
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_S3_LISTEN: '127.0.0.1:0',
+      GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
+      GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
+      GATEWAY_ADMIN_EMAIL: 'ops@example.test',
+    };
+    gateway = await startGatewayProcess(entry, env);
+  }, 120_000);
+  afterAll(async () => {
+    if (gateway !== undefined && gateway.child.exitCode === null) {
+      gateway.child.kill('SIGTERM');
+      await gateway.exited();
+    }
+    await backend?.stop();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints no secret, and leaves the credentials once in a file only its user may read', async () => {
+    const file = path.join(dataDir, 'first-start-credentials.json');
+    const banner = await gateway.banner();
+    expect(banner).toContain(
+      `their credentials are in ${file} (readable by this user only); delete it once read.`,
+    );
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const written = JSON.parse(readFileSync(file, 'utf8')) as {
+      admin: { email: string; password: string };
+      storageCredential: { accessKeyId: string; secretAccessKey: string };
+    };
+    expect(written.admin.email).toBe('ops@example.test');
+    expect(written.storageCredential.secretAccessKey).toMatch(/^\S{40}$/);
+    const everything = banner + JSON.stringify(gateway.logs());
+    expect(everything).not.toContain(written.admin.password);
+    expect(everything).not.toContain(written.storageCredential.secretAccessKey);
+    expect(await login(gateway.controlUrl, 'ops@example.test', written.admin.password)).toBe(200);
+  });
+
+  it('resets a lost admin password from the command line, ending its sessions', async () => {
+    const cli = path.join(path.dirname(entry), 'admin-cli.js');
+    const generated = await run(cli, ['reset-password'], env);
+    expect(generated.code, generated.stderr).toBe(0);
+    const password = /new password for ops@example\.test: (\S+)/.exec(generated.stdout)?.[1] ?? '';
+    expect(password).toMatch(/^\S{20}$/);
+    expect(await login(gateway.controlUrl, 'ops@example.test', password)).toBe(200);
+
+    const chosen = await run(cli, ['reset-password', '--password-stdin'], env, 'a chosen long password\n');
+    expect(chosen.stdout).toMatch(/^password of ops@example\.test set; \d+ session\(s\) ended$/m);
+    expect(await login(gateway.controlUrl, 'ops@example.test', password)).toBe(401);
+    expect(await login(gateway.controlUrl, 'ops@example.test', 'a chosen long password')).toBe(200);
+
+    const unknown = await run(cli, ['reset-password', '--email', 'nobody@example.test'], env);
+    expect([unknown.code, unknown.stderr.trim()]).toEqual([
+      2,
+      'no user with the e-mail address nobody@example.test',
+    ]);
+  });
+});
