@@ -5,6 +5,7 @@ import { refuseStorageCredentials } from './auth/storage-credentials.js';
 import { createDependencies } from './dependencies.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { errorHandler, notFound, requireJsonBody } from './http/errors.js';
+import { refuseUnrepresentableInput } from './http/malformed-input.js';
 import { requestContext } from './http/request-context.js';
 import { fixNestedArrayFieldPaths, refuseCompositeEnumValues } from './http/tsoa-field-paths.js';
 import { openApiDocument } from './openapi-document.js';
@@ -31,6 +32,8 @@ export function createControlApp(context: GatewayContext): express.Express {
     requireJsonBody,
     express.json({ limit: MAX_BODY, type: ['application/json', 'application/*+json'] }),
   );
+  // Every path, not only /v1: after the body is parsed, before any route decodes a parameter.
+  app.use(refuseUnrepresentableInput);
   RegisterRoutes(app);
   app.use(
     '/docs',
