@@ -77,6 +77,8 @@ export const configSchema = z
       tlsKeyFile: z.string().min(1).nullable(),
       /** Processes serving the storage endpoint; null: one per available core in production, else 1. */
       workers: z.number().int().min(1).max(256).nullable(),
+      /** How long an upload body may stay silent before it is refused with RequestTimeout. */
+      bodyIdleTimeoutMs: positiveInt,
     }),
     control: z.object({
       publicUrl: httpUrl.nullable(),
@@ -95,7 +97,12 @@ export const configSchema = z
       /** Organisations with a series of their own in the per-organisation metrics; later ones share "_other". */
       maxOrganisationLabels: z.number().int().min(0).max(10_000),
     }),
-    cache: z.object({ ttlSeconds: positiveInt, maxEntries: positiveInt }),
+    cache: z.object({
+      ttlSeconds: positiveInt,
+      maxEntries: positiveInt,
+      /** How long cached credentials, buckets and organisations keep serving once the database stops answering. */
+      staleIfErrorSeconds: z.number().int().min(0),
+    }),
     admin: z.object({
       email: z.string().regex(/^[^@\s]+@[^@\s]+$/, 'expected an e-mail address'),
       password: z.string().min(12, 'must be at least 12 characters').nullable(),
@@ -218,6 +225,7 @@ export const ENVIRONMENT_VARIABLES: ReadonlyArray<{ name: string; path: string; 
   { name: 'GATEWAY_S3_TLS_CERT_FILE', path: 's3.tlsCertFile', kind: 'string' },
   { name: 'GATEWAY_S3_TLS_KEY_FILE', path: 's3.tlsKeyFile', kind: 'string' },
   { name: 'GATEWAY_WORKERS', path: 's3.workers', kind: 'int' },
+  { name: 'GATEWAY_S3_BODY_IDLE_TIMEOUT_MS', path: 's3.bodyIdleTimeoutMs', kind: 'int' },
   { name: 'GATEWAY_CONTROL_PUBLIC_URL', path: 'control.publicUrl', kind: 'string' },
   { name: 'GATEWAY_ACCESS_TOKEN_TTL_SECONDS', path: 'control.accessTokenTtlSeconds', kind: 'int' },
   { name: 'GATEWAY_REFRESH_TOKEN_TTL_SECONDS', path: 'control.refreshTokenTtlSeconds', kind: 'int' },
@@ -231,6 +239,7 @@ export const ENVIRONMENT_VARIABLES: ReadonlyArray<{ name: string; path: string; 
   { name: 'GATEWAY_METRICS_MAX_ORGANISATIONS', path: 'metrics.maxOrganisationLabels', kind: 'int' },
   { name: 'GATEWAY_CACHE_TTL_SECONDS', path: 'cache.ttlSeconds', kind: 'int' },
   { name: 'GATEWAY_CACHE_MAX_ENTRIES', path: 'cache.maxEntries', kind: 'int' },
+  { name: 'GATEWAY_CACHE_STALE_IF_ERROR_SECONDS', path: 'cache.staleIfErrorSeconds', kind: 'int' },
   { name: 'GATEWAY_ADMIN_EMAIL', path: 'admin.email', kind: 'string' },
   { name: 'GATEWAY_ADMIN_PASSWORD', path: 'admin.password', kind: 'string' },
   { name: 'GATEWAY_SHUTDOWN_GRACE_SECONDS', path: 'shutdownGraceSeconds', kind: 'int' },

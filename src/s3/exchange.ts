@@ -53,6 +53,8 @@ export class Exchange {
   constructor(
     readonly request: http.IncomingMessage,
     readonly response: http.ServerResponse,
+    /** How long the request body may stay silent while it is read (GATEWAY_S3_BODY_IDLE_TIMEOUT_MS). */
+    readonly bodyIdleTimeoutMs = 20_000,
   ) {
     this.method = request.method ?? 'GET';
     this.rawTarget = request.url ?? '/';

@@ -94,10 +94,11 @@ export function createS3Listener(services: StorageServices): S3Listener {
     observers: { metrics, accessLog: services.accessLog ?? logger, usage: store.usage },
   };
   const domain = config.s3.domain;
+  const bodyIdleTimeoutMs = config.s3.bodyIdleTimeoutMs;
   const listener = (request: http.IncomingMessage, response: http.ServerResponse): void => {
     // Probes are answered before anything else and kept out of the request metrics.
     if (isLivenessProbe(request, domain)) return answerLiveness(request, response);
-    const exchange = new Exchange(request, response);
+    const exchange = new Exchange(request, response, bodyIdleTimeoutMs);
     observe(exchange, pipeline.observers);
     handle(exchange, pipeline).catch((error: unknown) => fail(exchange, pipeline, error));
   };

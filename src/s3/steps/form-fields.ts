@@ -8,6 +8,7 @@
 import busboy from 'busboy';
 import { S3Error } from '../../protocol/errors.js';
 import type { Exchange } from '../exchange.js';
+import { watchUploadBody } from '../body-idle.js';
 
 /** What may come before the file: the fields and the file part's own headers. */
 export const MAX_FORM_HEAD_BYTES = 64 * 1024;
@@ -95,7 +96,9 @@ export async function readFormHead(exchange: Exchange): Promise<FormHead> {
 
   const { head, dataStart } = await new Promise<{ head: Buffer; dataStart: number }>((resolve, reject) => {
     let head: Buffer = Buffer.alloc(0);
+    const stopWatching = watchUploadBody(exchange, (error) => done(error));
     const done = (error: S3Error | null, dataStart = 0): void => {
+      stopWatching();
       request.off('data', onData);
       request.off('end', onEnd);
       request.off('close', onEnd);

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { S3Error, type S3ErrorKey } from '../../protocol/errors.js';
 import { openBody, type BodyPlan } from '../../sigv4/body-plan.js';
 import type { VerifiedChecksum } from '../../sigv4/payload-verifier.js';
+import { watchUploadBody } from '../body-idle.js';
 import type { Exchange } from '../exchange.js';
 
 /** True when the request announces a body: a non-zero Content-Length, or a chunked transfer. */
@@ -53,6 +54,7 @@ export class BodyStream implements UploadBody {
     const verification = openBody(plan);
     this.#verifiedChecksum = () => verification.verifiedChecksum;
     exchange.allowBody();
+    watchUploadBody(exchange, (error) => this.#fail(error));
     request.on('data', (chunk: Buffer) => {
       exchange.bytesIn += chunk.length;
     });

@@ -6,6 +6,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { S3Error } from '../../protocol/errors.js';
+import { watchUploadBody } from '../body-idle.js';
 import type { Exchange } from '../exchange.js';
 import type { FormHead } from '../steps/form-fields.js';
 import { ClientDisconnected, type UploadBody } from './body.js';
@@ -58,6 +59,7 @@ export class FormFileStream implements UploadBody {
     const { request } = exchange;
     this.output = new FileTailCheck(head.fileLength, head.closing);
     this.output.once('error', (error) => this.#fail(error));
+    watchUploadBody(exchange, (error) => this.#fail(error));
     request.on('data', (chunk: Buffer) => {
       exchange.bytesIn += chunk.length;
     });
