@@ -16,7 +16,7 @@ export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
 export const TOKEN_REFRESH_OUTCOMES = ['refreshed', 'reuse_detected', 'invalid'] as const;
 export type TokenRefreshOutcome = (typeof TOKEN_REFRESH_OUTCOMES)[number];
 
-export const CACHE_EVENTS = ['hit', 'miss', 'invalidation'] as const;
+export const CACHE_EVENTS = ['hit', 'miss', 'invalidation', 'stale'] as const;
 export type CacheEvent = (typeof CACHE_EVENTS)[number];
 
 /** The kinds of cached record (the `kind` of the cache metric): those the invalidation bus knows. */
@@ -121,7 +121,7 @@ export class GatewayMetrics {
   });
   readonly cacheEvents: ClosedCounter<{ kind: CacheRecordKind; event: CacheEvent }> = new Counter({
     name: 'gateway_credential_cache_events_total',
-    help: 'Access cache hits, misses and invalidations, by record kind.',
+    help: 'Access cache hits, misses, invalidations and expired entries served while the database did not answer, by record kind.',
     labelNames: ['kind', 'event'] as const,
     registers: [this.registry],
   });
@@ -187,11 +187,12 @@ export class GatewayMetrics {
 
   readonly organisationLabels: OrganisationLabels;
 
-  /** Counts the access cache's hits, misses and invalidations (the store's cache events). */
+  /** Counts the access cache's events (hits, misses, invalidations, stale-if-error answers). */
   readonly cacheEventRecorder = {
     onHit: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'hit' }),
     onMiss: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'miss' }),
     onInvalidate: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'invalidation' }),
+    onStale: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'stale' }),
   };
 
   constructor(options: { maxOrganisationLabels?: number; defaultMetrics?: boolean } = {}) {

@@ -367,6 +367,11 @@ export const S3_ERRORS = {
     503,
     'The object store behind this endpoint is unavailable. Please retry.',
   ),
+  DatabaseUnavailable: entry(
+    'ServiceUnavailable',
+    503,
+    'The gateway cannot reach its database to check this request. Please retry.',
+  ),
   SlowDown: entry('SlowDown', 503, 'Please reduce your request rate.'),
   InternalError: entry('InternalError', 500, 'We encountered an internal error. Please try again.'),
 } as const satisfies Record<string, S3ErrorDefinition>;

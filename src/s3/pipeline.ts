@@ -21,6 +21,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { isS3Error, S3Error } from '../protocol/errors.js';
 import type { Store } from '../store/index.js';
 import { LastUsedRecorder } from '../store/last-used.js';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
 import type { BucketEntry } from '../store/access-cache.js';
 import type { CredentialRecord } from '../store/records.js';
 import type { SigV4Verifier } from '../sigv4/verify.js';
@@ -212,6 +213,14 @@ async function assertCopySourceExists(stage: Planned, upstream: Upstream): Promi
 function fail(exchange: Exchange, pipeline: Pipeline, error: unknown): void {
   if (isS3Error(error)) {
     sendError(exchange, error);
+    return;
+  }
+  if (isDatabaseUnavailable(error)) {
+    pipeline.services.logger.warn(
+      { requestId: exchange.id, code: (error as NodeJS.ErrnoException).code },
+      'database did not answer',
+    );
+    sendError(exchange, new S3Error('DatabaseUnavailable'));
     return;
   }
   pipeline.services.logger.error({ err: error, requestId: exchange.id }, 'storage request failed');

@@ -44,8 +44,31 @@ const TYPE_OPTIONS = {
   types: { bigint: postgres.BigInt },
 } as const;
 
+/**
+ * Seconds a new connection may take. postgres.js waits 30 by default; a database that went away
+ * without refusing (a dropped route, a paused VM) would hold every request of an uncached key
+ * that long before its 503.
+ */
+const CONNECT_TIMEOUT_SECONDS = 5;
+
+/**
+ * Seconds before a connection that failed is tried again. postgres.js backs off up to 20 s, and a
+ * query waits for the next attempt: in an outage an uncached key would wait that long for its 503,
+ * and the first requests after the database returned would too. A second at most, with jitter so
+ * the instances of a fleet do not reconnect in step.
+ */
+function reconnectDelaySeconds(retries: number): number {
+  return Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2);
+}
+
 export function connectPostgres(url: string, poolSize: number): Database {
-  const sql = postgres(url, { max: poolSize, onnotice: () => undefined, ...TYPE_OPTIONS });
+  const sql = postgres(url, {
+    max: poolSize,
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    backoff: reconnectDelaySeconds,
+    onnotice: () => undefined,
+    ...TYPE_OPTIONS,
+  });
   return {
     sql,
     kind: 'postgres',

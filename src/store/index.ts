@@ -25,7 +25,7 @@ export interface Store {
 
 export interface StoreOptions {
   masterKey: Buffer;
-  cache: { ttlMs: number; maxEntries: number; events?: CacheEvents };
+  cache: { ttlMs: number; maxEntries: number; staleIfErrorMs?: number; events?: CacheEvents };
   usageFlushIntervalMs?: number;
   /** False in a storage worker: its main process migrated the database before starting it. */
   migrate?: boolean;
@@ -74,7 +74,12 @@ export function storeOptions(
 ): StoreOptions {
   return {
     masterKey,
-    cache: { ttlMs: config.cache.ttlSeconds * 1000, maxEntries: config.cache.maxEntries, events },
+    cache: {
+      ttlMs: config.cache.ttlSeconds * 1000,
+      maxEntries: config.cache.maxEntries,
+      staleIfErrorMs: config.cache.staleIfErrorSeconds * 1000,
+      events,
+    },
     ...(onNotifyError === undefined ? {} : { onNotifyError }),
   };
 }
