@@ -11,6 +11,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type StorageKey } from '../support/control-plane.js';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../support/database.js';
+import { eventually } from '../support/eventually.js';
 import {
   buildGateway,
   childProcesses,
@@ -18,6 +19,7 @@ import {
   type GatewayProcess,
   type LogLine,
 } from '../support/gateway-process.js';
+import { answersOnNewConnection } from '../support/listener.js';
 
 const ADMIN_EMAIL = 'admin@example.test';
 const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -48,16 +50,6 @@ async function scrapeTotal(gateway: GatewayProcess, name: string): Promise<numbe
     if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) total += Number(line.split(' ').at(-1));
   }
   return total;
-}
-
-/** Polls `check` until it returns true, at most `timeoutMs`; the refusal names what was awaited. */
-async function eventually(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /*
@@ -201,16 +193,7 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
     gateway.child.kill('SIGTERM');
     await eventually(
       'the storage listener stops accepting',
-      () =>
-        new Promise<boolean>((resolve) =>
-          http
-            .get(`${gateway.s3Url}/_gateway/live`, { agent: false }, (probe) => {
-              probe.resume();
-              resolve(false);
-            })
-            .on('error', () => resolve(true)),
-        ),
-      5_000,
+      async () => !(await answersOnNewConnection(`${gateway.s3Url}/_gateway/live`)),
     );
 
     let received = 0;

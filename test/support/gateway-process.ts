@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EVENTUALLY_TIMEOUT_MS, eventually } from './eventually.js';
 
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -87,7 +88,10 @@ export async function startGatewayProcess(
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
 
-  const waitForLog = (matches: (line: LogLine) => boolean, timeoutMs = 10_000): Promise<LogLine> => {
+  const waitForLog = (
+    matches: (line: LogLine) => boolean,
+    timeoutMs = EVENTUALLY_TIMEOUT_MS,
+  ): Promise<LogLine> => {
     const seen = lines.find(matches);
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
@@ -123,14 +127,15 @@ export async function startGatewayProcess(
     logs: () => [...lines],
     banner: async (
       ending = /delete it once read\.|shown only now; create more|reset-password`\.|metrics +: \S+\n\n$/,
-      timeoutMs = 10_000,
+      timeoutMs = EVENTUALLY_TIMEOUT_MS,
     ) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!ending.test(bannerText)) {
-        if (Date.now() > deadline)
-          throw new Error(`no complete banner within ${timeoutMs} ms: ${bannerText}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await eventually(
+        () => `a complete banner: ${bannerText}`,
+        () => ending.test(bannerText),
+        {
+          timeoutMs,
+        },
+      );
       return bannerText;
     },
     waitForLog,
