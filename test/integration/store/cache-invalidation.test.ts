@@ -1,21 +1,42 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { normaliseScope } from '../../../src/access/scope.js';
 import { generateAccessKeyId } from '../../../src/security/ids.js';
 import { createStore, type Store } from '../../../src/store/index.js';
 import { INVALIDATION_CHANNEL, type Invalidation } from '../../../src/store/invalidation.js';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../../support/database.js';
+import { eventually } from '../../support/eventually.js';
 
 const masterKey = randomBytes(32);
 const cacheOptions = { masterKey, cache: { ttlMs: 600_000, maxEntries: 1000 } };
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * Resolves once every store's bus has received a notification sent after everything before it.
+ * PostgreSQL delivers notifications in commit order, so any notification committed before the
+ * barrier (a change's, or a publisher's own echo) has reached each listener by then: waiting for
+ * the barrier shows that nothing more is on its way, where a fixed pause would only hope so. The
+ * barrier carries no origin (like an older gateway's), so every bus applies it; its key is unused.
+ */
+async function barrier(sender: Store, ...stores: Store[]): Promise<Invalidation> {
+  const marker: Invalidation = { kind: 'credential', key: `barrier-${randomUUID()}` };
+  const unsubscribe: (() => void)[] = [];
+  const arrivals = stores.map(
+    (store) =>
+      new Promise<void>((resolve) =>
+        unsubscribe.push(
+          store.bus.subscribe((invalidation) => {
+            if (invalidation.key === marker.key) resolve();
+          }),
+        ),
+      ),
+  );
+  try {
+    await sender.db.sql`SELECT pg_notify(${INVALIDATION_CHANNEL}, ${JSON.stringify(marker)})`;
+    await Promise.all(arrivals);
+  } finally {
+    for (const stop of unsubscribe) stop();
   }
-  throw new Error('condition not reached in time');
+  return marker;
 }
 
 async function newCredential(store: Store, organisationId: string) {
@@ -154,13 +175,19 @@ describe.runIf(realPostgresUrl() !== null)('access cache, two instances on one d
     const id = await newCredential(first, organisationId);
     expect((await second.cache.credential(id))?.accessKeyId).toBe(id);
     await first.credentials.delete(id);
-    await waitFor(async () => (await second.cache.credential(id)) === null);
+    await eventually(
+      'the other instance forgot the credential',
+      async () => (await second.cache.credential(id)) === null,
+    );
   });
 
   it('a suspension on one instance reaches the other', async () => {
     expect((await second.cache.organisation(organisationId))?.status).toBe('active');
     await first.organisations.suspend(organisationId, 'abuse');
-    await waitFor(async () => (await second.cache.organisation(organisationId))?.status === 'suspended');
+    await eventually(
+      'the other instance sees the suspension',
+      async () => (await second.cache.organisation(organisationId))?.status === 'suspended',
+    );
   });
 
   it('without the notification the other instance would still serve the cached record', async () => {
@@ -169,14 +196,15 @@ describe.runIf(realPostgresUrl() !== null)('access cache, two instances on one d
     // A change made behind the stores' back sends no notification: the cache keeps its entry,
     // which shows the previous tests passed because of NOTIFY and not because nothing was cached.
     await first.db.sql`DELETE FROM credentials WHERE access_key_id = ${id}`;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await barrier(first, second);
     expect((await second.cache.credential(id))?.accessKeyId).toBe(id);
   });
 
   it('applies and counts each change once per instance, the one that made it included (no own echo)', async () => {
     const id = await newCredential(first, organisationId);
-    await waitFor(async () => (await second.cache.credential(id)) !== null);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await second.cache.credential(id)).not.toBeNull();
+    // The creation's notifications (and their echo) arrive before the counting starts.
+    await barrier(first, first, second);
     const published = vi.spyOn(first.bus, 'publish');
     const received = { first: [] as Invalidation[], second: [] as Invalidation[] };
     const unsubscribe = [
@@ -190,14 +218,17 @@ describe.runIf(realPostgresUrl() !== null)('access cache, two instances on one d
       await first.organisations.reinstate(organisationId);
       const count = published.mock.calls.length;
       expect(count).toBeGreaterThanOrEqual(3);
-      await waitFor(async () => received.second.length >= count);
-      // The publisher's own NOTIFY comes back on its LISTEN connection about when the peer's arrives.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(received.first).toHaveLength(count);
-      expect(received.second).toHaveLength(count);
-      expect(received.second).toEqual(received.first);
-      expect(applied.first - before.first).toBe(count);
-      expect(applied.second - before.second).toBe(count);
+      // The publisher's own NOTIFY comes back on its LISTEN connection too; it would have arrived,
+      // and been counted, before the barrier.
+      const { key } = await barrier(first, first, second);
+      const changes = { first: received.first.slice(0, -1), second: received.second.slice(0, -1) };
+      expect([received.first.at(-1)?.key, received.second.at(-1)?.key]).toEqual([key, key]);
+      expect(changes.first).toHaveLength(count);
+      expect(changes.second).toHaveLength(count);
+      expect(changes.second).toEqual(changes.first);
+      // Each change once per instance, plus the barrier once.
+      expect(applied.first - before.first).toBe(count + 1);
+      expect(applied.second - before.second).toBe(count + 1);
     } finally {
       published.mockRestore();
       for (const stop of unsubscribe) stop();
@@ -217,10 +248,10 @@ describe.runIf(realPostgresUrl() !== null)('access cache, two instances on one d
       await notify({ kind: 'credential', key: 'from-first', origin: first.bus.origin });
       await notify({ kind: 'credential', key: 'from-second', origin: second.bus.origin });
       await notify({ kind: 'credential', key: 'from-old-gateway' });
-      await waitFor(async () => seen.second.length >= 2 && seen.first.length >= 2);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(seen.first).toEqual(['from-second', 'from-old-gateway']);
-      expect(seen.second).toEqual(['from-first', 'from-old-gateway']);
+      // Whatever either bus would apply of the three has arrived before the barrier.
+      const { key } = await barrier(first, first, second);
+      expect(seen.first).toEqual(['from-second', 'from-old-gateway', key]);
+      expect(seen.second).toEqual(['from-first', 'from-old-gateway', key]);
     } finally {
       for (const stop of unsubscribe) stop();
     }
