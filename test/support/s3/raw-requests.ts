@@ -31,6 +31,11 @@ export interface RawRequest {
   expectContinue?: boolean;
   /** Stop after this many body bytes and cut the connection (a client that goes away). */
   abortAfterBytes?: number;
+  /**
+   * With `abortAfterBytes`: cut the connection only once this resolves (say, once the server is
+   * seen handling the request), rather than as soon as the bytes are written.
+   */
+  abortWhen?: () => Promise<unknown>;
 }
 
 export function sendRaw(baseUrl: string, request: RawRequest): Promise<RawResponse> {
@@ -67,9 +72,16 @@ export function sendRaw(baseUrl: string, request: RawRequest): Promise<RawRespon
     if (request.abortAfterBytes !== undefined && body !== undefined) {
       // The point is to go away: the reset that follows is expected, not a failure.
       outgoing.on('error', () => undefined);
+      // Gone means closed: resolved once the connection is, not after a guess at how long that takes.
+      outgoing.once('close', () => resolve({ status: 0, headers: {}, body: '', continued }));
       outgoing.write(body.subarray(0, request.abortAfterBytes), () => {
-        setTimeout(() => outgoing.destroy(), 50);
-        setTimeout(() => resolve({ status: 0, headers: {}, body: '', continued }), 100);
+        (request.abortWhen?.() ?? Promise.resolve()).then(
+          () => outgoing.destroy(),
+          (error: unknown) => {
+            outgoing.destroy();
+            reject(error);
+          },
+        );
       });
       return;
     }
@@ -90,12 +102,13 @@ export function sendRaw(baseUrl: string, request: RawRequest): Promise<RawRespon
  * Writes `text` on a fresh TCP connection and returns every byte the server sent until it closed
  * the connection (send `Connection: close`). For what an HTTP client hides: a body after a HEAD
  * response, requests no client library would frame that way. `hangUp` ends the client's side of the
- * connection right after the request, like a client that goes away before the answer.
+ * connection right after the request, like a client that goes away before the answer; `hangUpWhen`
+ * ends it once that resolves instead (say, once the request is seen to have reached the store).
  */
 export function sendOnSocket(
   baseUrl: string,
   text: string,
-  options: { hangUp?: boolean } = {},
+  options: { hangUp?: boolean; hangUpWhen?: () => Promise<unknown> } = {},
 ): Promise<string> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
@@ -107,6 +120,13 @@ export function sendOnSocket(
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
     if (options.hangUp) socket.end(text);
     else socket.write(text);
+    options.hangUpWhen?.().then(
+      () => socket.end(),
+      (error: unknown) => {
+        socket.destroy();
+        reject(error);
+      },
+    );
   });
 }
 
