@@ -42,6 +42,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../support/eventually.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import {
@@ -964,12 +965,16 @@ describe('HTTP framing', () => {
     socket.write(
       `PUT /mine/streamed.bin HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: repro/1.0\r\nTransfer-Encoding: chunked\r\n\r\n`,
     );
-    for (let piece = 0; piece < 4; piece += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 60));
-      socket.write(`400\r\n${'x'.repeat(1024)}\r\n`);
+    const piece = `400\r\n${'x'.repeat(1024)}\r\n`;
+    socket.write(piece);
+    // The refusal is answered while the body is still on its way: the rest follows the answer.
+    await eventually('the refusal is answered', () => received.includes('</Error>'));
+    for (let rest = 1; rest < 4; rest += 1) {
+      await new Promise<void>((resolve, reject) =>
+        socket.write(piece, (error) => (error ? reject(error) : resolve())),
+      );
     }
     socket.write('0\r\n\r\n');
-    await expect.poll(() => received.includes('</Error>')).toBe(true);
     const [head = '', body = ''] = received.split('\r\n\r\n', 2);
     expect(statusLine(head)).toBe('HTTP/1.1 403 Forbidden');
     expect(parseS3Error(body)).toMatchObject({ code: 'AccessDenied' });
@@ -977,7 +982,7 @@ describe('HTTP framing', () => {
     // The same connection serves the next request.
     received = '';
     socket.write(`GET /_gateway/live HTTP/1.1\r\nHost: ${host()}\r\n\r\n`);
-    await expect.poll(() => received.includes('live')).toBe(true);
+    await eventually('the next request is answered', () => received.includes('live'));
     expect(writeFailures).toEqual([]);
     socket.destroy();
   });

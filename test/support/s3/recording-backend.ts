@@ -36,8 +36,8 @@ export interface RecordingBackend {
   secretAccessKey: string;
   requests: RecordedRequest[];
   /**
-   * Rewrites s3rver's 200 answer to CompleteMultipartUpload into the chunks sent instead, a few
-   * milliseconds apart (chunked); null sends it on as it is.
+   * Rewrites s3rver's 200 answer to CompleteMultipartUpload into the chunks sent instead, each on
+   * its own (chunked); null sends it on as it is.
    */
   rewriteCompletion: ((document: string) => string[]) | null;
   /** The environment that points a test gateway at this backend. */
@@ -78,8 +78,12 @@ async function sendRewritten(
   delete headers['content-length'];
   response.writeHead(200, headers);
   for (const chunk of rewrite(Buffer.concat(chunks).toString('utf8'))) {
-    response.write(chunk);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Handed to the connection, then a turn of the event loop (its poll phase reads sockets): the
+    // gateway, in this process, gets each chunk before the next is written.
+    await new Promise<void>((resolve, reject) =>
+      response.write(chunk, (error) => (error ? reject(error) : resolve())),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
   }
   response.end();
 }
