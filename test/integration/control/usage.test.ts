@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../support/eventually.js';
 import {
   startTestGateway,
   TEST_ADMIN_EMAIL,
@@ -55,9 +56,8 @@ async function storage(method: string, path: string, key: Key | null, body?: str
   const response = await sendRaw(gw.s3Url, { method, target: path, headers, body });
   const requestId = response.headers['x-amz-request-id'];
   expect(requestId, response.body).toEqual(expect.any(String));
-  await vi.waitFor(
-    () => expect(gw.logs.some((line) => line.includes(`"requestId":"${requestId}"`))).toBe(true),
-    { timeout: 5000, interval: 5 },
+  await eventually(`the access log line of ${String(requestId)}`, () =>
+    gw.logs.some((line) => line.includes(`"requestId":"${requestId}"`)),
   );
   return response;
 }
