@@ -120,17 +120,21 @@ export interface StreamOutcome {
   readonly error?: unknown;
 }
 
-/** Feeds `inputs` through the transforms into a collecting sink. */
+/**
+ * Feeds `inputs` through the transforms into a collecting sink. A `slowSink` takes each chunk only
+ * on a later turn of the event loop, so the transforms' output queues up behind it (back-pressure),
+ * the same on any machine.
+ */
 export async function runThrough(
   transforms: readonly Transform[],
   inputs: readonly Buffer[],
-  sinkDelayMs = 0,
+  { slowSink = false }: { slowSink?: boolean } = {},
 ): Promise<StreamOutcome> {
   const chunks: Buffer[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       chunks.push(chunk);
-      if (sinkDelayMs > 0) setTimeout(callback, sinkDelayMs);
+      if (slowSink) setImmediate(callback);
       else callback();
     },
   });

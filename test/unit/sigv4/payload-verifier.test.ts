@@ -110,7 +110,7 @@ describe('PayloadVerifier: hold-back', () => {
 
   it('still withholds the tail when the downstream is slow', async () => {
     const verifier = new PayloadVerifier({ sha256Hex: '0'.repeat(64) });
-    const { output, errorKey } = await runThrough([verifier], PIECES, 2);
+    const { output, errorKey } = await runThrough([verifier], PIECES, { slowSink: true });
     expect(errorKey).toBe('XAmzContentSHA256Mismatch');
     // The failing pipeline may also cut off chunks still queued for the slow sink; what
     // matters is that the final bytes never arrive.

@@ -23,11 +23,16 @@ describe('LastUsedRecorder', () => {
 
   it('reports a failed write instead of throwing', async () => {
     const errors: unknown[] = [];
+    let reported: () => void = () => undefined;
+    const failed = new Promise<void>((resolve) => (reported = resolve));
     const recorder = new LastUsedRecorder(async () => Promise.reject(new Error('db down')), {
-      onError: (error) => errors.push(error),
+      onError: (error) => {
+        errors.push(error);
+        reported();
+      },
     });
-    recorder.used('A');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(errors).toHaveLength(1);
+    expect(() => recorder.used('A')).not.toThrow();
+    await failed;
+    expect(errors).toEqual([new Error('db down')]);
   });
 });
