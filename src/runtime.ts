@@ -11,6 +11,7 @@ import { storageRunsInWorkers, storageWorkerCount, type GatewayConfig } from './
 import { StorageWorkers } from './cluster/supervisor.js';
 import type { GatewayContext } from './context.js';
 import { createControlApp } from './control/app.js';
+import { answerControlClientError, answerControlConnect } from './control/http/client-error.js';
 import { createAccessLogger, createLogger, type Logger } from './observability/logger.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { drainDelay, Lifecycle } from './server/lifecycle.js';
@@ -152,6 +153,8 @@ export async function startGateway(
       lifecycle,
     };
     controlServer.on('request', createControlApp(context));
+    controlServer.on('clientError', answerControlClientError);
+    controlServer.on('connect', answerControlConnect);
     const controlUrl = urlOf(
       await listen(controlServer, config.listen.control, 'GATEWAY_CONTROL_LISTEN'),
       config.control.tlsCertFile !== null,

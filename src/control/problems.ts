@@ -5,6 +5,7 @@
 export const PROBLEMS = {
   validation_failed: { status: 400, title: 'The request is not valid' },
   malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  malformed_request: { status: 400, title: 'The request is not well-formed HTTP' },
   invitation_invalid: { status: 400, title: 'The invitation is unknown, used or expired' },
   reset_token_invalid: { status: 400, title: 'The password-reset token is unknown, used or expired' },
   current_password_incorrect: { status: 400, title: 'The current password is not correct' },
@@ -42,9 +43,11 @@ export const PROBLEMS = {
   bucket_name_taken: { status: 409, title: 'The bucket name is taken' },
   bucket_not_empty: { status: 409, title: 'The bucket is not empty' },
 
+  request_timeout: { status: 408, title: 'The request did not arrive in time' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   rate_limited: { status: 429, title: 'Too many attempts' },
+  headers_too_large: { status: 431, title: 'The request line and headers are too large' },
 
   internal_error: { status: 500, title: 'Internal error' },
   backend_unavailable: { status: 502, title: 'The object store did not answer' },

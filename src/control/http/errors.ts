@@ -50,6 +50,14 @@ export function fieldErrors(fields: FieldErrors): FieldError[] {
   }));
 }
 
+/** What body-parser (http-errors) attaches to the errors it raises. */
+interface BodyParserError {
+  type?: unknown;
+  status?: unknown;
+  expose?: unknown;
+  message?: unknown;
+}
+
 /** Body-parser failures carry a `type`; everything else unknown is an internal error. */
 function asProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
@@ -57,11 +65,16 @@ function asProblem(error: unknown): ProblemError {
   if (error instanceof BackendError) {
     return new ProblemError('backend_unavailable', 'The object store did not complete the operation.');
   }
-  const type = (error as { type?: unknown }).type;
+  const { type, status, expose, message } = error as BodyParserError;
   if (type === 'entity.parse.failed') return new ProblemError('malformed_json');
   if (type === 'entity.too.large') return new ProblemError('payload_too_large');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new ProblemError('unsupported_media_type');
+  }
+  // The body could not be read at all: it ended before its Content-Length, or it is not compressed
+  // the way its Content-Encoding says (zlib's errors carry no `type`, only the client's 400).
+  if (expose === true && status === 400) {
+    return new ProblemError('malformed_json', `The request body could not be read: ${String(message)}.`);
   }
   return new ProblemError('internal_error', 'The request failed; the request id identifies it in the log.');
 }

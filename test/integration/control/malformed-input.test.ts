@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startTestGateway,
@@ -5,7 +6,7 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { expectInvalidFields, login, type ControlClient } from './client.js';
+import { expectInvalidFields, expectProblem, login, type ControlClient } from './client.js';
 
 let gw: TestGateway;
 let admin: ControlClient;
@@ -106,5 +107,90 @@ describe('input no endpoint can take is a 400 validation problem, never a 500', 
     expect((await admin.patch('/v1/me', { name: 'Ada 🚀 Lovelace' })).status).toBe(200);
     expect((await admin.get('/v1/credentials/..%2Fetc')).body.code).toBe('credential_not_found');
     expect((await admin.get('/v1/buckets/caf%C3%A9')).body.code).toBe('bucket_not_found');
+  });
+});
+
+describe('bodies that cannot be read', () => {
+  it.each(['gzip', 'deflate', 'br'])(
+    'a body that is not %s as its Content-Encoding says is malformed_json',
+    async (encoding) => {
+      const response = await fetch(`${gw.controlUrl}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body: '{"email":"a@b.c","password":"not compressed at all"}',
+      });
+      expectProblem(
+        { status: response.status, headers: response.headers, text: '', body: await response.json() },
+        400,
+        'malformed_json',
+      );
+    },
+  );
+});
+
+/** Writes raw bytes and collects the answer until the server closes; the socket stays half-open as some clients leave it. */
+function rawExchange(url: string, request: string): Promise<{ socket: Socket; answer: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), allowHalfOpen: true });
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+    socket.on('end', () => resolve({ socket, answer }));
+    socket.on('error', reject);
+    socket.write(request);
+  });
+}
+
+function problemOf(answer: string) {
+  const [head, body] = answer.split('\r\n\r\n', 2) as [string, string];
+  const status = Number(head.split(' ', 2)[1]);
+  const contentType = /^content-type: (.*)$/im.exec(head)?.[1];
+  return {
+    status,
+    contentType,
+    problem: JSON.parse(body) as { status: number; code: string; detail: string },
+  };
+}
+
+describe('requests Node refuses before express sees them', () => {
+  it.each([
+    ['an unknown method', 'BREW /v1/me HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
+    [
+      'a malformed header',
+      'GET /v1/me HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n',
+      400,
+      'malformed_request',
+    ],
+    [
+      'headers over 16 KiB',
+      `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'headers_too_large',
+    ],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 404, 'not_found'],
+  ])('%s gets a problem, then the connection is closed', async (_what, request, status, code) => {
+    const { socket, answer } = await rawExchange(gw.controlUrl, request);
+    socket.destroy();
+    const parsed = problemOf(answer);
+    expect(parsed.status, answer).toBe(status);
+    expect(parsed.contentType).toMatch(/^application\/problem\+json/);
+    expect(parsed.problem).toMatchObject({ status, code });
+    expect(answer).toMatch(/^x-request-id: [0-9a-f-]{36}$/im);
+  });
+
+  it('a client that never closes its side after such an answer does not hold up a graceful stop', async () => {
+    const own = await startTestGateway();
+    let stopped = false;
+    try {
+      const held = await Promise.all([
+        rawExchange(own.controlUrl, 'BREW / HTTP/1.1\r\nHost: x\r\n\r\n'),
+        rawExchange(own.controlUrl, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+      ]);
+      await own.stop();
+      stopped = true;
+      for (const { socket } of held) socket.destroy();
+    } finally {
+      if (!stopped) await own.stop();
+    }
   });
 });
