@@ -15,6 +15,18 @@ export function parseListenAddress(address: string): { host: string; port: numbe
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '::0']);
 
+/**
+ * The control plane's URL as a client can use it, for messages that point there: the public URL,
+ * else the listen address when it names one host and a fixed port; null when neither tells.
+ */
+export function advertisedControlUrl(config: Pick<GatewayConfig, 'control' | 'listen'>): string | null {
+  if (config.control.publicUrl !== null) return config.control.publicUrl.replace(/\/+$/, '');
+  const { host, port } = parseListenAddress(config.listen.control);
+  if (port === 0 || WILDCARD_HOSTS.has(host)) return null;
+  const scheme = config.control.tlsCertFile === null ? 'http' : 'https';
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** Whether two listen addresses would bind the same port (port 0 picks a free port each time, so never). */
 export function listenAddressesClash(a: string, b: string): boolean {
   const first = parseListenAddress(a);

@@ -108,6 +108,12 @@ export const S3_ERRORS = {
     'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.',
     'malformed',
   ),
+  UnsupportedSignatureVersion: entry(
+    'InvalidRequest',
+    400,
+    "The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256: this endpoint accepts only Signature Version 4 (boto3: Config(signature_version='s3v4'); aws-cli: s3.signature_version = s3v4).",
+    'malformed',
+  ),
   MissingDateHeader: entry(
     'AccessDenied',
     403,
@@ -212,7 +218,7 @@ export const S3_ERRORS = {
   MethodNotAllowed: entry(
     'MethodNotAllowed',
     405,
-    'The specified method is not allowed against this resource. Bucket configuration is managed through the control plane.',
+    'The specified method is not allowed against this resource. Buckets and their configuration are managed through the control plane: POST /v1/buckets creates a bucket, PUT /v1/buckets/{bucket}/cors sets its CORS rules.',
   ),
   SignedStreamingNotImplemented: entry(
     'NotImplemented',
@@ -398,6 +404,14 @@ export const STORE_ERROR_MESSAGES: Readonly<Record<string, string>> = {
   NoSuchWebsiteConfiguration: 'The bucket has no website configuration.',
   ReplicationConfigurationNotFoundError: 'The bucket has no replication configuration.',
 };
+
+/** MethodNotAllowed for a bucket-level write, naming where the control plane is when that is known. */
+export function bucketWriteMessage(controlPlaneUrl: string | null): string {
+  const message = S3_ERRORS.MethodNotAllowed.message;
+  return controlPlaneUrl === null
+    ? message
+    : message.replace('control plane:', `control plane at ${controlPlaneUrl}:`);
+}
 
 export class S3Error extends Error {
   readonly key: S3ErrorKey;

@@ -15,7 +15,7 @@
 import type http from 'node:http';
 import { BackendConnection } from '../backend/connection.js';
 import type { ObjectStoreBackend } from '../backend/object-store.js';
-import type { GatewayConfig } from '../config/schema.js';
+import { advertisedControlUrl, type GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isS3Error, S3Error } from '../protocol/errors.js';
@@ -39,7 +39,7 @@ import { isAnswered, type AnsweredOperationName } from './operations.js';
 import type { Addressed, Authorised, Planned } from './stages.js';
 import { address, arrive } from './steps/address.js';
 import { authenticate, createVerifier } from './steps/authenticate.js';
-import { authorise } from './steps/authorise.js';
+import { authorise, type Guidance } from './steps/authorise.js';
 import { enforceBans } from './steps/bans.js';
 import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './steps/bot-protection.js';
 import { applyCors } from './steps/cors.js';
@@ -75,6 +75,7 @@ interface Pipeline {
   readonly upstream: Upstream;
   readonly lastUsed: LastUsedRecorder;
   readonly observers: Observers;
+  readonly guidance: Guidance;
 }
 
 export function createS3Listener(services: StorageServices): S3Listener {
@@ -93,6 +94,7 @@ export function createS3Listener(services: StorageServices): S3Listener {
       onError: (error) => logger.warn({ err: error }, 'could not record credential last use'),
     }),
     observers: { metrics, accessLog: services.accessLog ?? logger, usage: store.usage },
+    guidance: { controlPlaneUrl: advertisedControlUrl(config) },
   };
   const domain = config.s3.domain;
   const bodyIdleTimeoutMs = config.s3.bodyIdleTimeoutMs;
@@ -131,7 +133,7 @@ async function handle(exchange: Exchange, pipeline: Pipeline): Promise<void> {
   const authenticated = await authenticate(addressed, pipeline.verifier);
   if (authenticated.identity.kind === 'credential')
     pipeline.lastUsed.used(authenticated.identity.credential.accessKeyId);
-  const authorised = await authorise(authenticated, store.cache, known);
+  const authorised = await authorise(authenticated, store.cache, known, pipeline.guidance);
   enforceBans(authorised);
   await perform(plan(authorised), pipeline);
 }
@@ -149,7 +151,7 @@ async function uploadFormObject(
   const authenticated = await authenticateForm(addressed, head, pipeline.verifier);
   const { credential } = authenticated.identity as { credential: CredentialRecord };
   pipeline.lastUsed.used(credential.accessKeyId);
-  const authorised = await authorise(authenticated, pipeline.services.store.cache, known);
+  const authorised = await authorise(authenticated, pipeline.services.store.cache, known, pipeline.guidance);
   enforceBans(authorised);
   // Where the client reaches the endpoint, for the Location of the form's answer.
   const { request } = addressed.exchange;

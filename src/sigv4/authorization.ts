@@ -38,7 +38,11 @@ export interface PresignedAuthorization extends ParsedCredential {
   readonly contentSha256?: string;
 }
 
-export type AuthForm = 'header' | 'presigned' | 'anonymous' | 'ambiguous';
+/** `signature-v2`: signed with AWS's retired Signature Version 2, which this endpoint does not verify. */
+export type AuthForm = 'header' | 'presigned' | 'anonymous' | 'ambiguous' | 'signature-v2';
+
+/** `AWS <access key id>:<signature>`, the Signature Version 2 header. */
+const SIGV2_HEADER = /^AWS [^\s:]+:\S+$/;
 
 /** An HTTP field-name token: what may appear in a SignedHeaders list. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -182,6 +186,19 @@ export function detectAuthForm(headers: HeaderMap, query: readonly QueryParamete
     }
   }
   if (hasHeader && hasQuery) return 'ambiguous';
-  if (hasHeader) return 'header';
-  return hasQuery ? 'presigned' : 'anonymous';
+  if (hasHeader)
+    return SIGV2_HEADER.test(headerValue(headers, 'authorization') ?? '') ? 'signature-v2' : 'header';
+  if (hasQuery) return 'presigned';
+  return isSignatureV2Query(query) ? 'signature-v2' : 'anonymous';
+}
+
+/** A Signature Version 2 presigned URL: `AWSAccessKeyId`, `Signature` and `Expires`. */
+function isSignatureV2Query(query: readonly QueryParameter[]): boolean {
+  let accessKeyId = false;
+  let signature = false;
+  for (const { name } of query) {
+    if (name === 'AWSAccessKeyId') accessKeyId = true;
+    else if (name === 'Signature') signature = true;
+  }
+  return accessKeyId && signature;
 }

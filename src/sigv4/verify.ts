@@ -22,7 +22,7 @@
  * plan for the body. Credential expiry, suspension, scope and dot-segment keys are the caller's
  * business; this module answers only "who signed this request, and what does that promise".
  */
-import type { S3ErrorKey } from '../protocol/errors.js';
+import { S3_ERRORS, type S3ErrorKey } from '../protocol/errors.js';
 import {
   headerValue,
   HEX_SHA256,
@@ -143,6 +143,8 @@ export interface VerifyFailure {
   readonly details?: Readonly<Record<string, string>>;
   /** The access key the request named, once known; for logs, never for the response. */
   readonly accessKeyId?: string;
+  /** The message, where the catalogue's needs the request's particulars (the region it named). */
+  readonly message?: string;
 }
 
 export type Authentication<Credential extends object> = Anonymous | Verified<Credential> | VerifyFailure;
@@ -157,6 +159,14 @@ const ACCEPTED_PAYLOAD_MODES: readonly string[] = [
   STREAMING_SIGNED_PAYLOAD,
   STREAMING_SIGNED_PAYLOAD_TRAILER,
 ];
+
+/** The catalogue's region message, told which region was named and which ones are accepted. */
+function regionMessage(base: string, named: string, accepted: readonly string[]): string {
+  const [what] = base.split(';');
+  const others =
+    accepted.length > 1 ? ` (accepted: ${accepted.map((region) => `'${region}'`).join(', ')})` : '';
+  return `${what}; the region '${named}' is wrong; expecting '${accepted[0]}'${others}.`;
+}
 
 /** `2013-05-24T00:00:00Z`: how S3 prints ServerTime. */
 function serverTimeText(now: Date): string {
@@ -221,6 +231,8 @@ export class SigV4Verifier<Credential extends object> {
         return this.#verifyPresignedForm(request);
       case 'ambiguous':
         return failure('IncompleteSignature');
+      case 'signature-v2':
+        return failure('UnsupportedSignatureVersion');
       case 'anonymous':
         return {
           ok: true,
@@ -255,8 +267,8 @@ export class SigV4Verifier<Credential extends object> {
       );
     }
     const named = { accessKeyId: parsed.accessKeyId };
-    const scopeError = this.#checkScope(parsed.scope, 'presigned');
-    if (scopeError !== undefined) return failure(scopeError, named);
+    const scopeError = this.#checkScope(parsed.scope, 'presigned', named);
+    if (scopeError !== undefined) return scopeError;
     const found = await this.#find(parsed.accessKeyId);
     if (found === null) return failure('InvalidAccessKeyId', named);
     const timestamp = parseAmzDate(date.trim());
@@ -277,14 +289,27 @@ export class SigV4Verifier<Credential extends object> {
     return found instanceof Promise ? await found : found;
   }
 
-  #checkScope(scope: CredentialScope, form: AuthenticationForm): S3ErrorKey | undefined {
+  #checkScope(
+    scope: CredentialScope,
+    form: AuthenticationForm,
+    named: { accessKeyId: string },
+  ): VerifyFailure | undefined {
     if (!this.#allowedRegions.includes(scope.region)) {
-      return form === 'header' ? 'AuthorizationHeaderMalformedRegion' : 'AuthorizationQueryParametersRegion';
+      const error =
+        form === 'header' ? 'AuthorizationHeaderMalformedRegion' : 'AuthorizationQueryParametersRegion';
+      // S3's <Region> names the region to sign for; boto3 re-signs for it by itself.
+      const expected = this.#allowedRegions[0] as string;
+      return failure(error, {
+        ...named,
+        details: { Region: expected },
+        message: regionMessage(S3_ERRORS[error].message, scope.region, this.#allowedRegions),
+      });
     }
     if (scope.service !== S3_SERVICE) {
-      return form === 'header'
-        ? 'AuthorizationHeaderMalformedService'
-        : 'AuthorizationQueryParametersService';
+      return failure(
+        form === 'header' ? 'AuthorizationHeaderMalformedService' : 'AuthorizationQueryParametersService',
+        named,
+      );
     }
     return undefined;
   }
@@ -337,8 +362,8 @@ export class SigV4Verifier<Credential extends object> {
     const named = { accessKeyId: auth.accessKeyId };
     if (!signsHost(auth.signedHeaders)) return failure('IncompleteSignature', named);
 
-    const scopeError = this.#checkScope(auth.scope, 'header');
-    if (scopeError !== undefined) return failure(scopeError, named);
+    const scopeError = this.#checkScope(auth.scope, 'header', named);
+    if (scopeError !== undefined) return scopeError;
 
     const found = await this.#find(auth.accessKeyId);
     if (found === null) return failure('InvalidAccessKeyId', named);
@@ -391,8 +416,8 @@ export class SigV4Verifier<Credential extends object> {
     if (auth.expiresSeconds > MAX_PRESIGN_SECONDS) return failure('PresignedLifetimeTooLong', named);
     if (!signsHost(auth.signedHeaders)) return failure('IncompleteSignature', named);
 
-    const scopeError = this.#checkScope(auth.scope, 'presigned');
-    if (scopeError !== undefined) return failure(scopeError, named);
+    const scopeError = this.#checkScope(auth.scope, 'presigned', named);
+    if (scopeError !== undefined) return scopeError;
 
     const found = await this.#find(auth.accessKeyId);
     if (found === null) return failure('InvalidAccessKeyId', named);

@@ -83,7 +83,7 @@ export async function authenticate(
   });
   if (!result.ok) {
     exchange.accessKeyId = result.accessKeyId ?? null;
-    throw new S3Error(result.error, result.details);
+    throw new S3Error(result.error, result.details, result.message);
   }
   if (result.kind === 'anonymous')
     return { ...stage, identity: { kind: 'anonymous' }, bodyPlan: result.bodyPlan };

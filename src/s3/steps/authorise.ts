@@ -7,7 +7,7 @@
  */
 import { scopeAllowsMethod, scopeCoversBucket } from '../../access/scope.js';
 import { parseCopySource, type CopySource } from '../../protocol/copy-source.js';
-import { S3Error } from '../../protocol/errors.js';
+import { bucketWriteMessage, S3Error } from '../../protocol/errors.js';
 import { headerValue } from '../../protocol/headers.js';
 import type { AccessCache, BucketEntry } from '../../store/access-cache.js';
 import type { CredentialRecord, OrganisationRecord } from '../../store/records.js';
@@ -69,10 +69,17 @@ async function authoriseCopySource(
  * Suspension outranks the refusal of an operation the endpoint does not offer: a suspended
  * organisation's key, or an anonymous request for one of its buckets, hears AccountProblem.
  */
+/** What refusals tell a client about where to go instead. */
+export interface Guidance {
+  /** The control plane's URL (GATEWAY_CONTROL_PUBLIC_URL or its listen address), when known. */
+  readonly controlPlaneUrl: string | null;
+}
+
 async function refuseUnoffered(
   stage: Authenticated,
   cache: AccessCache,
-  known?: BucketEntry | null,
+  known: BucketEntry | null | undefined,
+  guidance: Guidance,
 ): Promise<never> {
   if (stage.classification.ok) throw new Error('refuseUnoffered called for an offered operation');
   if (stage.identity.kind === 'credential') {
@@ -82,6 +89,8 @@ async function refuseUnoffered(
     if (entry !== null) await activeOrganisation(stage.exchange, cache, entry.bucket.organisationId);
   }
   const { error, notOffered } = stage.classification;
+  if (error === 'MethodNotAllowed')
+    throw new S3Error(error, undefined, bucketWriteMessage(guidance.controlPlaneUrl));
   throw notOffered === undefined
     ? new S3Error(error)
     : new S3Error(
@@ -95,8 +104,9 @@ export async function authorise(
   stage: Authenticated,
   cache: AccessCache,
   known?: BucketEntry | null,
+  guidance: Guidance = { controlPlaneUrl: null },
 ): Promise<Authorised> {
-  if (!stage.classification.ok) return refuseUnoffered(stage, cache, known);
+  if (!stage.classification.ok) return refuseUnoffered(stage, cache, known, guidance);
   const operation = stage.classification.operation;
   const { exchange, identity } = stage;
   let organisation: OrganisationRecord;

@@ -65,6 +65,12 @@ const EXPIRED_KEY = 'This access key has expired.';
 const BUCKET_DENIED = 'Access to this bucket is denied.';
 const PRESIGN_EXPIRED = 'The presigned URL has expired.';
 const INCOMPLETE_SIGNATURE = 'The request signature is incomplete.';
+const CONTROL_PLANE_URL = 'https://control.example.test';
+/** The 405 of a bucket-level write points at the control plane (GATEWAY_CONTROL_PUBLIC_URL) and its endpoints. */
+const BUCKET_WRITE_REFUSED =
+  'The specified method is not allowed against this resource. Buckets and their configuration are managed through the control plane at https://control.example.test: POST /v1/buckets creates a bucket, PUT /v1/buckets/{bucket}/cors sets its CORS rules.';
+const SIGNATURE_V2_REFUSED =
+  "The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256: this endpoint accepts only Signature Version 4 (boto3: Config(signature_version='s3v4'); aws-cli: s3.signature_version = s3v4).";
 const EMPTY_SHA256 = sha256Hex('');
 
 let gateway: TestGateway;
@@ -72,7 +78,7 @@ let s3: S3Client;
 let otherOrganisationId: string;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  gateway = await startTestGateway({ GATEWAY_CONTROL_PUBLIC_URL: CONTROL_PLANE_URL });
   s3 = pathStyleClient(gateway);
   await createBucket(gateway, 'mine');
   await createBucket(gateway, 'also-mine');
@@ -218,13 +224,60 @@ describe('authentication', () => {
       return sendRaw(gateway.s3Url, { method: 'GET', target: '/mine/existing.txt', headers });
     };
     for (const region of ['us-east-1', 'auto']) expect((await signedFor(region)).status, region).toBe(200);
-    expect(describeRawError(await signedFor('eu-west-1'))).toEqual({
+    const wrongRegion = await signedFor('eu-west-1');
+    expect(describeRawError(wrongRegion)).toEqual({
       status: 400,
       code: 'AuthorizationHeaderMalformed',
       message:
-        'The authorization header is malformed; the region in the credential scope is not accepted by this endpoint.',
+        "The authorization header is malformed; the region 'eu-west-1' is wrong; expecting 'us-east-1' (accepted: 'us-east-1', 'auto').",
       requestIdMatches: true,
     });
+    // S3's <Region> element: boto3 re-signs for the region it names.
+    expect(wrongRegion.body).toContain('<Region>us-east-1</Region>');
+  });
+
+  it('a presigned URL for a region the endpoint does not accept names the accepted ones', async () => {
+    const url = await getSignedUrl(
+      pathStyleClient(gateway, gateway.credential, { region: 'eu-west-1' }),
+      new GetObjectCommand({ Bucket: 'mine', Key: 'existing.txt' }),
+      { expiresIn: 60 },
+    );
+    const parsed = new URL(url);
+    const response = await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: `${parsed.pathname}${parsed.search}`,
+    });
+    expect(describeRawError(response)).toEqual({
+      status: 400,
+      code: 'AuthorizationQueryParametersError',
+      message:
+        "Error parsing the X-Amz-Credential parameter; the region 'eu-west-1' is wrong; expecting 'us-east-1' (accepted: 'us-east-1', 'auto').",
+      requestIdMatches: true,
+    });
+  });
+
+  it('Signature Version 2, in the header or a presigned URL: InvalidRequest 400 saying only SigV4 is accepted', async () => {
+    const header = await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: '/mine/existing.txt',
+      headers: {
+        authorization: `AWS ${gateway.credential.accessKeyId}:frJIUN8DYpKDtOLCwo//yllqDzg=`,
+        date: new Date().toUTCString(),
+      },
+    });
+    const presigned = await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: `/public-mine/open.txt?AWSAccessKeyId=${gateway.credential.accessKeyId}&Expires=2000000000&Signature=frJIUN8DYpKDtOLCwo%2F%2FyllqDzg%3D`,
+      headers: { 'user-agent': 'curl/8.5.0' },
+    });
+    for (const response of [header, presigned]) {
+      expect(describeRawError(response)).toEqual({
+        status: 400,
+        code: 'InvalidRequest',
+        message: SIGNATURE_V2_REFUSED,
+        requestIdMatches: true,
+      });
+    }
   });
 
   it('clock within fifteen minutes either way: served', async () => {
@@ -656,8 +709,7 @@ describe('operations the endpoint does not offer', () => {
       await expectS3Error(write(), {
         code: 'MethodNotAllowed',
         status: 405,
-        message:
-          'The specified method is not allowed against this resource. Bucket configuration is managed through the control plane.',
+        message: BUCKET_WRITE_REFUSED,
       });
     }
   });
@@ -696,8 +748,7 @@ describe('operations the endpoint does not offer', () => {
       await expectS3Error(s3.send(command as Parameters<S3Client['send']>[0]), {
         code: 'MethodNotAllowed',
         status: 405,
-        message:
-          'The specified method is not allowed against this resource. Bucket configuration is managed through the control plane.',
+        message: BUCKET_WRITE_REFUSED,
       });
     }
     // Refused whoever asks: an anonymous caller and a read-only credential hear the same.
@@ -710,8 +761,7 @@ describe('operations the endpoint does not offer', () => {
     expect(describeRawError(anonymous)).toEqual({
       status: 405,
       code: 'MethodNotAllowed',
-      message:
-        'The specified method is not allowed against this resource. Bucket configuration is managed through the control plane.',
+      message: BUCKET_WRITE_REFUSED,
       requestIdMatches: true,
     });
   });
