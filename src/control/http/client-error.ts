@@ -20,7 +20,10 @@ const PARSER_ERRORS: Readonly<Record<string, [ProblemCode, string]>> = {
  * header, headers too large) still get a problem document like every other refusal, with a request
  * id; then the connection is closed, since its framing can no longer be trusted.
  */
-export function answerControlClientError(error: Error & { code?: string }, socket: Duplex): void {
+export function answerControlClientError(
+  error: Error & { code?: string; rawPacket?: unknown },
+  socket: Duplex,
+): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -29,7 +32,11 @@ export function answerControlClientError(error: Error & { code?: string }, socke
     'malformed_request',
     'The request could not be parsed as HTTP/1.1.',
   ];
-  answerOnSocket(socket, new ProblemError(code, detail));
+  // The bytes Node could not parse start with the request line when it fitted in one read, which
+  // is how a HEAD is told apart: its answer must carry no body, or the client reads it as the next.
+  const raw = error.rawPacket;
+  const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+  answerOnSocket(socket, new ProblemError(code, detail), !head);
 }
 
 /** CONNECT (a tunnel request) reaches no route: Node hands it over as a raw socket. */
@@ -41,7 +48,7 @@ export function answerControlConnect(request: IncomingMessage, socket: Duplex): 
   answerOnSocket(socket, new ProblemError('not_found', `No endpoint CONNECT ${request.url ?? ''}.`));
 }
 
-function answerOnSocket(socket: Duplex, problem: ProblemError): void {
+function answerOnSocket(socket: Duplex, problem: ProblemError, withBody = true): void {
   const requestId = randomUUID();
   const body = JSON.stringify(problem.toDocument(requestId));
   socket.end(
@@ -52,7 +59,7 @@ function answerOnSocket(socket: Duplex, problem: ProblemError): void {
       `x-request-id: ${requestId}`,
       'connection: close',
       '',
-      body,
+      withBody ? body : '',
     ].join('\r\n'),
     // The server keeps sockets half-open until the client closes its side; one that never does
     // would hold the socket, and a graceful stop, forever.

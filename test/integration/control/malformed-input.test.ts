@@ -178,6 +178,18 @@ describe('requests Node refuses before express sees them', () => {
     expect(answer).toMatch(/^x-request-id: [0-9a-f-]{36}$/im);
   });
 
+  it('a HEAD with headers over 16 KiB is answered 431 without a body', async () => {
+    const { socket, answer } = await rawExchange(
+      gw.controlUrl,
+      `HEAD /v1/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    socket.destroy();
+    const [head, body] = answer.split('\r\n\r\n', 2);
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head).toMatch(/^content-type: application\/problem\+json/im);
+    expect(body).toBe('');
+  });
+
   it('a client that never closes its side after such an answer does not hold up a graceful stop', async () => {
     const own = await startTestGateway();
     let stopped = false;
