@@ -6,6 +6,7 @@ import { createDependencies } from './dependencies.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { errorHandler, notFound, requireJsonBody } from './http/errors.js';
 import { refuseUnrepresentableInput } from './http/malformed-input.js';
+import { controlRoot } from './http/root.js';
 import { requestContext } from './http/request-context.js';
 import { fixNestedArrayFieldPaths, refuseCompositeEnumValues } from './http/tsoa-field-paths.js';
 import { openApiDocument } from './openapi-document.js';
@@ -35,6 +36,7 @@ export function createControlApp(context: GatewayContext): express.Express {
   // Every path, not only /v1: after the body is parsed, before any route decodes a parameter.
   app.use(refuseUnrepresentableInput);
   RegisterRoutes(app);
+  app.get('/', controlRoot);
   app.use(
     '/docs',
     swaggerUi.serve,

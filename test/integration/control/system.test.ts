@@ -203,10 +203,32 @@ describe('the HTTP envelope', () => {
       ['GET', '/v1/nothing-here'],
       ['POST', '/v1/me'],
       ['GET', '/v1'],
-      ['GET', '/'],
+      ['POST', '/'],
     ] as const) {
       const body = expectProblem(await anonymous.request(method, path), 404, 'not_found');
       expect(body.detail).toContain(path);
+    }
+  });
+
+  it('GET / sends a browser to the interactive docs and tells curl where the docs and the API are', async () => {
+    const browser = await fetch(`${gw.controlUrl}/`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+      redirect: 'manual',
+    });
+    expect(browser.status).toBe(302);
+    const docs = await fetch(new URL(browser.headers.get('location') as string, `${gw.controlUrl}/`));
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger-ui');
+
+    // curl sends Accept: */*; scripts often send none.
+    for (const headers of [{ accept: '*/*' }, {}]) {
+      const terminal = await fetch(`${gw.controlUrl}/`, { headers, redirect: 'manual' });
+      expect(terminal.status).toBe(200);
+      expect(terminal.headers.get('content-type')).toMatch(/^application\/json/);
+      const index = (await terminal.json()) as Record<string, string>;
+      expect(index).toMatchObject({ docs: '/docs/', api: '/v1', openapi: '/v1/openapi.json' });
+      expect(index.message).toContain('/docs/');
+      expect(index.message).toContain('POST /v1/auth/login');
     }
   });
 
