@@ -10,8 +10,15 @@
 #   apt-get install -y --no-install-recommends ceph-mon ceph-osd radosgw ceph-common curl
 #
 # If the cluster recorded in SCRATCH_DIR is already running and answers, it is reused (the S3 user
-# is re-ensured); a half-dead one is stopped and rebuilt.  Refuses to start when another process
-# already listens on the RGW or monitor port.
+# is re-ensured).  If its daemons died (kill -9, OOM, reboot) or only some of them run, what is left
+# is stopped and the monitor, OSD and radosgw are started again on its data: buckets and objects
+# survive (~3 s).  Only when that data is unusable (a part missing, or a daemon that dies on it) does
+# it say so on stderr ("the cluster in DIR is unusable: <why>", the daemons' last log lines, then
+# "REBUILDING: ... its buckets and objects are lost") and make a new, empty cluster there.  Refuses to
+# start when another process already listens on the RGW or monitor port.  Checked by
+# test/e2e/ceph-rgw-restart.test.ts (kill -9, then a corrupted monitor store); by hand:
+#   eval "$(up.sh /tmp/x)"; aws --endpoint-url "$GATEWAY_BACKEND_URL" s3 mb s3://b (keys below)
+#   kill -9 $(cat /tmp/x/pids/*); up.sh /tmp/x   # "restarting cluster ... on its data"; s3://b is there
 #
 # Environment (all optional):
 #   GATEWAY_RGW_DIR      scratch directory when no argument is given   (/tmp/gateway-rgw)
@@ -57,14 +64,19 @@ say() {
   printf 'rgw-up [%d.%03ds] %s\n' $((ms / 1000)) $((ms % 1000)) "$*" >&2
 }
 
-fail() {
-  say "FAILED: $*"
+show_logs() {
   local f
   for f in "$RGW_DIR"/log/*; do
+    [ -f "$f" ] || continue # log/previous: the run before a restart
     [ -s "$f" ] || continue
     printf -- '--- last lines of %s\n' "$f" >&2
     tail -n 12 "$f" >&2
   done
+}
+
+fail() {
+  say "FAILED: $*"
+  show_logs
   if [ "${CEPH_KEEP_ON_FAIL:-0}" != 1 ]; then
     GATEWAY_RGW_KEEP_DIR=1 "$SCRIPT_DIR/down.sh" "$RGW_DIR" >&2 || true
   fi
@@ -108,6 +120,8 @@ rgw_admin() { timeout "$TIMEOUT" radosgw-admin -c "$CONF" -n client.admin "$@"; 
 spawn() {
   local name=$1
   shift
+  # A restart finds the killed daemon's pid here: it must not pass for the new one.
+  rm -f "$RGW_DIR/pids/$name"
   # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
   setsid sh -c 'echo $$ >"$0" && exec "$@"' "$RGW_DIR/pids/$name" "$@" \
     </dev/null >>"$RGW_DIR/log/$name.stdout" 2>&1 &
@@ -119,17 +133,32 @@ spawn() {
   done
 }
 
-# until DESCRIPTION DAEMON COMMAND...: retry COMMAND every 0.1 s; give up after TIMEOUT seconds or
-# as soon as DAEMON has died.
-wait_until() {
+# wait_for DESCRIPTION DAEMON COMMAND...: retry COMMAND every 0.1 s; give up after TIMEOUT seconds or
+# as soon as DAEMON has died, with the reason in PROBLEM.
+wait_for() {
   local what=$1 daemon=$2
   shift 2
   local deadline=$(($(date +%s) + TIMEOUT))
   while ! "$@" >/dev/null 2>&1; do
-    recorded_pid_alive "$daemon" || fail "$daemon died while waiting for $what"
-    [ "$(date +%s)" -lt "$deadline" ] || fail "no $what after ${TIMEOUT}s"
+    if ! recorded_pid_alive "$daemon"; then
+      PROBLEM="$daemon died while waiting for $what$(last_words "$daemon")"
+      return 1
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      PROBLEM="no $what after ${TIMEOUT}s"
+      return 1
+    fi
     sleep 0.1
   done
+}
+
+wait_until() { wait_for "$@" || fail "$PROBLEM"; }
+
+# last_words DAEMON: ": <its last error line>", from what it wrote on stderr, if anything.
+last_words() {
+  local line
+  line=$(grep -v '^[[:space:]]*$' "$RGW_DIR/log/$1.stdout" 2>/dev/null | tail -n 1 | cut -c1-300)
+  [ -z "$line" ] || printf ': %s' "$line"
 }
 
 http_status() { curl -s -o /dev/null -m 2 -w '%{http_code}' "$@" 2>/dev/null || true; }
@@ -152,8 +181,19 @@ port_taken() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
 osd_is_up() { ceph_cli osd dump --format=json 2>/dev/null | grep -q '"up":1'; }
 
+# After a restart the map may still show the killed OSD as up: ask the new process itself, through
+# its admin socket, whether it has booted into the cluster.
+osd_is_active() {
+  timeout 5 ceph -c "$CONF" daemon osd.0 status 2>/dev/null | grep -q '"state": "active"' && osd_is_up
+}
+
 ensure_user() {
-  if rgw_admin user info --uid="$USER_ID" >/dev/null 2>&1; then
+  local info
+  if info=$(rgw_admin user info --uid="$USER_ID" 2>/dev/null); then
+    # Changing the user notifies every radosgw watching it, and the watch of a killed one holds
+    # such a change for 30 s: leave a user that already has the key pair alone.
+    printf '%s\n' "$info" | grep -A1 -F "\"access_key\": \"$ACCESS_KEY\"" |
+      grep -F "\"secret_key\": \"$SECRET_KEY\"" >/dev/null && return 0
     rgw_admin key create --uid="$USER_ID" --key-type=s3 \
       --access-key="$ACCESS_KEY" --secret-key="$SECRET_KEY" >/dev/null
   else
@@ -262,6 +302,33 @@ EOF
 }
 
 # ------------------------------------------------------------------------------------------ phases
+# run_monitor, run_osd, run_rgw: start a daemon on data that exists, wait until it serves; on
+# failure return 1 with the reason in PROBLEM.
+run_monitor() {
+  spawn mon.a ceph-mon -c "$CONF" -i a -f
+  wait_for "monitor quorum" mon.a ceph_cli mon stat || return 1
+  say "monitor up on v2:127.0.0.1:$MON_PORT"
+}
+
+run_osd() {
+  spawn osd.0 ceph-osd -c "$CONF" -i 0 -f
+  wait_for "OSD up" osd.0 osd_is_active || return 1
+  say "OSD up (bluestore, sparse $(numfmt --to=iec "$(stat -c %s "$RGW_DIR/osd.0/block.sparse")") file)"
+}
+
+run_rgw() {
+  # radosgw-admin creates the realm/zone pools and the user before radosgw runs: no race between them.
+  ensure_user || {
+    PROBLEM="radosgw-admin could not create the S3 user '$USER_ID'"
+    return 1
+  }
+  say "S3 user '$USER_ID' ready"
+  spawn rgw radosgw -c "$CONF" -n client.rgw -f
+  wait_for "answer from $ENDPOINT" rgw rgw_serves || return 1
+  wait_for "signed request accepted as $ACCESS_KEY" rgw rgw_accepts_user || return 1
+  say "radosgw answers on $ENDPOINT"
+}
+
 start_monitor() {
   local fsid=$1
   ceph-authtool --create-keyring "$RGW_DIR/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
@@ -270,9 +337,7 @@ start_monitor() {
   monmaptool --create --fsid "$fsid" --addv a "[v2:127.0.0.1:$MON_PORT]" "$RGW_DIR/monmap" >/dev/null
   ceph-mon -c "$CONF" -i a --mkfs --monmap "$RGW_DIR/monmap" --keyring "$RGW_DIR/keyring" \
     >"$RGW_DIR/log/mon-mkfs.stdout" 2>&1 || fail "ceph-mon --mkfs"
-  spawn mon.a ceph-mon -c "$CONF" -i a -f
-  wait_until "monitor quorum" mon.a ceph_cli mon stat
-  say "monitor up on v2:127.0.0.1:$MON_PORT"
+  run_monitor || fail "$PROBLEM"
 }
 
 start_osd() {
@@ -282,19 +347,36 @@ start_osd() {
   [ "$id" = 0 ] || fail "expected OSD id 0, got '$id'"
   ceph-osd -c "$CONF" -i 0 --mkfs --osd-uuid "$uuid" >"$RGW_DIR/log/osd-mkfs.stdout" 2>&1 ||
     fail "ceph-osd --mkfs"
-  spawn osd.0 ceph-osd -c "$CONF" -i 0 -f
-  wait_until "OSD up" osd.0 osd_is_up
-  say "OSD up (bluestore, sparse $(numfmt --to=iec "$(stat -c %s "$RGW_DIR/osd.0/block.sparse")") file)"
+  run_osd || fail "$PROBLEM"
 }
 
-start_rgw() {
-  # radosgw-admin creates the realm/zone pools and the user before radosgw runs: no race between them.
-  ensure_user || fail "radosgw-admin user create"
-  say "S3 user '$USER_ID' ready"
-  spawn rgw radosgw -c "$CONF" -n client.rgw -f
-  wait_until "answer from $ENDPOINT" rgw rgw_serves
-  wait_until "signed request accepted as $ACCESS_KEY" rgw rgw_accepts_user
-  say "radosgw answers on $ENDPOINT"
+# ------------------------------------------------------------------------------------------ restart
+# data_problem: prints why the cluster recorded in RGW_DIR cannot be restarted as it is (a part
+# that its first start never wrote, or that was removed since); prints nothing when it looks whole.
+data_problem() {
+  local f
+  [ -s "$CONF" ] || { echo "it has no ceph.conf (its first start stopped before writing one)" && return; }
+  grep -q '^fsid = ' "$CONF" || { echo "its ceph.conf names no fsid" && return; }
+  grep -q '^mon_host = v2:127\.0\.0\.1:[0-9]*$' "$CONF" || { echo "its ceph.conf names no monitor" && return; }
+  [ -s "$RGW_DIR/keyring" ] || { echo "its keyring is missing" && return; }
+  [ -d "$RGW_DIR/mon.a/store.db" ] || { echo "the monitor has no store (mon.a/store.db)" && return; }
+  for f in mkfs_done ready whoami fsid block.sparse; do
+    [ -s "$RGW_DIR/osd.0/$f" ] || { echo "the OSD is incomplete (no osd.0/$f)" && return; }
+  done
+}
+
+# restart_cluster: the recorded cluster's daemons started again on its data, with the current
+# settings (ports, threads, debug) but its own fsid and monitor address; 1 with PROBLEM on failure.
+restart_cluster() {
+  local fsid
+  fsid=$(sed -n 's/^fsid = //p' "$CONF")
+  # This attempt's logs apart from the last run's, so a daemon's last words are its own.
+  rm -rf "$RGW_DIR/log/previous"
+  mkdir -p "$RGW_DIR/log/previous" "$RGW_DIR/pids"
+  find "$RGW_DIR/log" -maxdepth 1 -type f -exec mv -t "$RGW_DIR/log/previous" {} +
+  write_config "$fsid" "$(stat -c %s "$RGW_DIR/osd.0/block.sparse")" "$(numfmt --from=iec "$OSD_MEMORY")"
+  say "restarting cluster $fsid in $RGW_DIR on its data"
+  run_monitor && run_osd && run_rgw
 }
 
 # ------------------------------------------------------------------------------------------ main
@@ -309,9 +391,27 @@ if all_recorded_alive mon.a osd.0 rgw && rgw_serves; then
   print_exports
   exit 0
 fi
-if [ -d "$RGW_DIR/pids" ]; then
-  say "partial cluster in $RGW_DIR: stopping it and starting afresh"
-  GATEWAY_RGW_KEEP_DIR=1 "$SCRIPT_DIR/down.sh" "$RGW_DIR" >&2
+
+EXISTING=0
+PROBLEM=
+if [ -e "$RGW_DIR/$MARKER" ]; then
+  EXISTING=1
+  for name in mon.a osd.0 rgw; do
+    if recorded_pid_alive "$name"; then
+      say "the cluster in $RGW_DIR is only partly running: stopping what is left of it"
+      GATEWAY_RGW_KEEP_DIR=1 "$SCRIPT_DIR/down.sh" "$RGW_DIR" >&2
+      break
+    fi
+  done
+  PROBLEM=$(data_problem)
+  if [ -z "$PROBLEM" ]; then
+    # The monitor's address is part of its data (the monitor map): a restart keeps it.
+    recorded_mon_port=$(sed -n 's/^mon_host = v2:127\.0\.0\.1://p' "$CONF")
+    if [ "$recorded_mon_port" != "$MON_PORT" ]; then
+      say "keeping the monitor port $recorded_mon_port of the cluster in $RGW_DIR (CEPH_MON_PORT=$MON_PORT applies to a new cluster)"
+      MON_PORT=$recorded_mon_port
+    fi
+  fi
 fi
 port_taken "$RGW_HOST" "$RGW_PORT" && {
   say "another process listens on $RGW_HOST:$RGW_PORT (choose RGW_PORT)"
@@ -322,6 +422,20 @@ port_taken 127.0.0.1 "$MON_PORT" && {
   exit 1
 }
 
+if [ "$EXISTING" = 1 ]; then
+  if [ -n "$PROBLEM" ]; then
+    say "the cluster in $RGW_DIR is unusable: $PROBLEM"
+  elif restart_cluster; then
+    print_exports
+    exit 0
+  else
+    say "the cluster in $RGW_DIR is unusable: $PROBLEM"
+    show_logs
+    GATEWAY_RGW_KEEP_DIR=1 "$SCRIPT_DIR/down.sh" "$RGW_DIR" >&2
+  fi
+  say "REBUILDING: a new, empty cluster replaces it in $RGW_DIR; its buckets and objects are lost"
+fi
+
 fresh_scratch_dir "$RGW_DIR" "$MARKER" scripts/ceph-rgw/up.sh
 mkdir -p "$RGW_DIR"/{pids,run,log,crash,mon.a,osd.0,rgw}
 
@@ -330,5 +444,5 @@ write_config "$FSID" "$(numfmt --from=iec "$OSD_SIZE")" "$(numfmt --from=iec "$O
 say "new cluster $FSID in $RGW_DIR"
 start_monitor "$FSID"
 start_osd
-start_rgw
+run_rgw || fail "$PROBLEM"
 print_exports
