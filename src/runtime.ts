@@ -2,10 +2,12 @@ import type http from 'node:http';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { S3Backend } from './backend/s3-backend.js';
 import { startEmbeddedS3, type EmbeddedS3 } from './backend/embedded-s3.js';
 import type { ObjectStoreBackend } from './backend/object-store.js';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
+import { buildCommit } from './build-commit.js';
 import { resolveSecrets } from './config/local-secrets.js';
 import { storageRunsInWorkers, storageWorkerCount, type GatewayConfig } from './config/schema.js';
 import { StorageWorkers } from './cluster/supervisor.js';
@@ -33,10 +35,11 @@ export interface RunningGateway {
 }
 
 function readVersion(): GatewayContext['version'] {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return { product: pkg.version, commit: process.env.GATEWAY_BUILD_COMMIT ?? 'unknown', api: 'v1' };
+  const packageFile = new URL('../package.json', import.meta.url);
+  const pkg = JSON.parse(readFileSync(packageFile, 'utf8')) as { version: string };
+  // The checkout is where package.json is, whether this runs from src/ or dist/.
+  const checkout = path.dirname(fileURLToPath(packageFile));
+  return { product: pkg.version, commit: buildCommit(process.env.GATEWAY_BUILD_COMMIT, checkout), api: 'v1' };
 }
 
 async function openBackend(

@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -60,6 +63,26 @@ describe('GET /v1/version and /v1/openapi.json', () => {
       commit: expect.any(String),
       apiVersion: 'v1',
     });
+  });
+
+  it('reports the commit of the checkout it runs from when GATEWAY_BUILD_COMMIT is unset', async () => {
+    const { commit } = (await anonymous.get('/v1/version')).body as { commit: string };
+    const given = process.env.GATEWAY_BUILD_COMMIT;
+    if (given !== undefined && given.trim() !== '') {
+      expect(commit).toBe(given.trim());
+      return;
+    }
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const git = (...args: string[]) => promisify(execFile)('git', args, { cwd: root });
+    const head = await git('rev-parse', 'HEAD').catch(() => null);
+    if (head === null) {
+      expect(commit).toBe('unknown');
+      return;
+    }
+    expect(commit).toMatch(/^[0-9a-f]{40}$/);
+    // Others may commit to this checkout while the suite runs: the commit read at start is HEAD
+    // or one of its ancestors.
+    await expect(git('merge-base', '--is-ancestor', commit, 'HEAD')).resolves.toBeDefined();
   });
 
   it('serves the generated OpenAPI document', async () => {
