@@ -7,7 +7,7 @@
  */
 import { sigV4Encode, strictPercentDecode } from './encoding.js';
 import { S3Error } from './errors.js';
-import { hasDotSegment, isKeyLengthValid, isValidBucketName } from './limits.js';
+import { hasDotSegment, isKeyCharacterSetValid, isKeyLengthValid, isValidBucketName } from './limits.js';
 import { objectPath } from './paths.js';
 
 export interface CopySource {
@@ -40,7 +40,13 @@ export function parseCopySource(header: string): CopySource {
   if (slash === -1) throw invalid();
   const bucket = path.slice(0, slash);
   const key = path.slice(slash + 1);
-  if (!isValidBucketName(bucket) || key === '' || !isKeyLengthValid(key) || hasDotSegment(key))
+  if (
+    !isValidBucketName(bucket) ||
+    key === '' ||
+    !isKeyLengthValid(key) ||
+    !isKeyCharacterSetValid(key) ||
+    hasDotSegment(key)
+  )
     throw invalid();
   return { bucket, key, versionId };
 }

@@ -334,6 +334,11 @@ export const S3_ERRORS = {
     'Your request header section exceeds the maximum allowed size.',
   ),
   KeyTooLong: entry('KeyTooLongError', 400, 'Your key is too long.'),
+  KeyWithNul: entry(
+    'InvalidArgument',
+    400,
+    'Object keys cannot contain the NUL character (U+0000): no S3 XML document can carry it.',
+  ),
   MalformedXML: entry(
     'MalformedXML',
     400,

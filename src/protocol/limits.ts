@@ -34,6 +34,14 @@ export function hasDotSegment(decodedKey: string): boolean {
   return decodedKey.split('/').some((segment) => segment === '.' || segment === '..');
 }
 
+/**
+ * True when the key holds no NUL (U+0000): XML 1.0 cannot carry that character, so no listing,
+ * DeleteObjects or error document could ever name such an object.
+ */
+export function isKeyCharacterSetValid(key: string): boolean {
+  return !key.includes('\u0000');
+}
+
 /** True when the key fits S3's length limit. */
 export function isKeyLengthValid(key: string): boolean {
   // Every UTF-16 unit is at most 3 bytes of UTF-8, so short keys need no count.

@@ -8,7 +8,7 @@
 import { strictPercentDecode } from '../../protocol/encoding.js';
 import { S3Error } from '../../protocol/errors.js';
 import { effectiveHeaders, headerValue } from '../../protocol/headers.js';
-import { isKeyLengthValid, isValidBucketName } from '../../protocol/limits.js';
+import { isKeyCharacterSetValid, isKeyLengthValid, isValidBucketName } from '../../protocol/limits.js';
 import { hostName, splitRequestTarget } from '../../protocol/paths.js';
 import { parseQuery } from '../../protocol/query.js';
 import { detectAuthForm } from '../../sigv4/authorization.js';
@@ -32,6 +32,7 @@ function decodeKey(rawKey: string): string {
   const key = strictPercentDecode(rawKey);
   if (key === null) throw new S3Error('InvalidURI');
   if (!isKeyLengthValid(key)) throw new S3Error('KeyTooLong');
+  if (!isKeyCharacterSetValid(key)) throw new S3Error('KeyWithNul');
   return key;
 }
 

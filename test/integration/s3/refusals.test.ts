@@ -915,6 +915,31 @@ describe('bans', () => {
     expect(metrics).toMatch(/gateway_s3_refusals_total\{reason="ban"\} [1-9]/);
   });
 
+  it('a key holding NUL, which no S3 XML document can carry: InvalidArgument 400, nothing forwarded', async () => {
+    for (const method of ['PUT', 'GET', 'DELETE']) {
+      const path = '/mine/nul%00key';
+      const headers = await signedHeaders({
+        credential: gateway.credential,
+        method,
+        baseUrl: gateway.s3Url,
+        path,
+        payloadHash: 'UNSIGNED-PAYLOAD',
+      });
+      const response = await sendRaw(gateway.s3Url, {
+        method,
+        target: path,
+        headers,
+        ...(method === 'PUT' ? { body: 'x' } : {}),
+      });
+      expect(describeRawError(response)).toEqual({
+        status: 400,
+        code: 'InvalidArgument',
+        message: 'Object keys cannot contain the NUL character (U+0000): no S3 XML document can carry it.',
+        requestIdMatches: true,
+      });
+    }
+  });
+
   it('a dot inside a segment is fine: a.txt, ..a, a.., ...', async () => {
     for (const key of ['a.txt', '..a', 'dir/a..', '...', '.hidden/.x', '%2E%2E%2E']) {
       const path = `/mine/${key}`;
@@ -1169,6 +1194,7 @@ describe('copy sources (decisions.md)', () => {
       '/mine',
       'mine/a/../existing.txt',
       'mine/%2E%2E/x',
+      'mine/nul%00key',
     ]) {
       await expectS3Error(s3.send(new CopyObjectCommand({ Bucket: 'mine', Key: 'target', CopySource })), {
         code: 'InvalidArgument',
