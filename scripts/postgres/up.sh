@@ -11,8 +11,8 @@
 # setpriv, which execs: the pid recorded in SCRATCH_DIR/pid is the server's own.  The server runs in
 # its own session (setsid).  Stop it with down.sh SCRATCH_DIR, which signals only that pid.
 #
-# If the server recorded in SCRATCH_DIR is still running and answers, it is reused; a dead or
-# half-started one is stopped and rebuilt.
+# If the server recorded in SCRATCH_DIR is still running and answers, it is reused; a stopped or
+# dead one is started again on its data and port; only a cluster that cannot start is rebuilt.
 #
 # Environment (all optional):
 #   GATEWAY_PG_DIR   scratch directory when no argument is given         (/tmp/gateway-postgres)
@@ -59,6 +59,22 @@ print_exports() {
 }
 
 # ------------------------------------------------------------------------------------------ checks
+# start_server PORT: starts the cluster in $PG_DIR/data and waits until it answers on PORT;
+# returns 1 (the server stopped again) instead of failing, so a restart can fall back to a rebuild.
+start_server() {
+  # The wrapper shell records its own pid, then execs (setpriv execs too): the pid is the server's.
+  # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
+  setsid sh -c 'echo $$ >"$0" && exec "$@"' "$PG_DIR/pid" \
+    ${AS_OWNER[@]+"${AS_OWNER[@]}"} "$PG_BIN/postgres" -D "$PG_DIR/data" \
+    </dev/null >>"$PG_DIR/log/postgres.log" 2>&1 &
+  local deadline=$(($(date +%s) + TIMEOUT))
+  until [ -s "$PG_DIR/pid" ] && answers "$1"; do
+    if [ -s "$PG_DIR/pid" ] && ! recorded_pid_alive; then return 1; fi
+    [ "$(date +%s)" -lt "$deadline" ] || fail "no answer on 127.0.0.1:$1 after ${TIMEOUT}s"
+    sleep 0.1
+  done
+}
+
 resolve_pg_dir "${1:-}"
 
 if [ -z "${PG_BIN:-}" ]; then
@@ -89,6 +105,20 @@ if recorded_pid_alive && [ -s "$PG_DIR/port" ] && answers "$(cat "$PG_DIR/port")
   say "reusing the server already running in $PG_DIR (pid $(recorded_pid))"
   print_exports "$(cat "$PG_DIR/port")"
   exit 0
+fi
+# A cluster that was stopped (down.sh with GATEWAY_PG_KEEP_DIR=1) or whose server died keeps its
+# data: start it again on its port. Only a cluster that cannot start is rebuilt, and that is said.
+if [ -e "$PG_DIR/$MARKER" ] && [ -s "$PG_DIR/data/PG_VERSION" ] && [ -s "$PG_DIR/port" ] &&
+  ! recorded_pid_alive && ! port_taken "$(cat "$PG_DIR/port")"; then
+  PORT=$(cat "$PG_DIR/port")
+  say "restarting the stopped server in $PG_DIR on its data (port $PORT)"
+  rm -f "$PG_DIR/pid"
+  if start_server "$PORT"; then
+    say "accepting connections on 127.0.0.1:$PORT (pid $(recorded_pid), user $OWNER), data kept"
+    print_exports "$PORT"
+    exit 0
+  fi
+  say "the cluster in $PG_DIR does not start (see $PG_DIR/log/postgres.log): rebuilding it, its data is lost"
 fi
 if [ -e "$PG_DIR/pid" ]; then
   say "stale server in $PG_DIR: stopping it and starting afresh"
@@ -136,16 +166,6 @@ EOF
 echo "$PORT" >"$PG_DIR/port"
 say "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') cluster initialised in $PG_DIR"
 
-# The wrapper shell records its own pid, then execs (setpriv execs too): the pid is the server's.
-# shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
-setsid sh -c 'echo $$ >"$0" && exec "$@"' "$PG_DIR/pid" \
-  ${AS_OWNER[@]+"${AS_OWNER[@]}"} "$PG_BIN/postgres" -D "$PG_DIR/data" \
-  </dev/null >>"$PG_DIR/log/postgres.log" 2>&1 &
-deadline=$(($(date +%s) + TIMEOUT))
-until [ -s "$PG_DIR/pid" ] && answers "$PORT"; do
-  if [ -s "$PG_DIR/pid" ] && ! recorded_pid_alive; then fail "the server exited"; fi
-  [ "$(date +%s)" -lt "$deadline" ] || fail "no answer on 127.0.0.1:$PORT after ${TIMEOUT}s"
-  sleep 0.1
-done
+start_server "$PORT" || fail "the server exited"
 say "accepting connections on 127.0.0.1:$PORT (pid $(recorded_pid), user $OWNER)"
 print_exports "$PORT"
