@@ -51,6 +51,7 @@ export const PROBLEMS = {
 
   internal_error: { status: 500, title: 'Internal error' },
   backend_unavailable: { status: 502, title: 'The object store did not answer' },
+  database_unavailable: { status: 503, title: 'The database did not answer' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

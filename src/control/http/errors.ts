@@ -1,6 +1,7 @@
 import { ValidateError, type FieldErrors } from '@tsoa/runtime';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { BackendError } from '../../backend/object-store.js';
+import { isDatabaseUnavailable } from '../../store/unavailable.js';
 import type { Logger } from '../../observability/logger.js';
 import { ProblemError, validationProblem, type FieldError } from '../problems.js';
 import { requestIdOf } from './request-context.js';
@@ -64,6 +65,13 @@ function asProblem(error: unknown): ProblemError {
   if (error instanceof ValidateError) return validationProblem(fieldErrors(error.fields));
   if (error instanceof BackendError) {
     return new ProblemError('backend_unavailable', 'The object store did not complete the operation.');
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ProblemError(
+      'database_unavailable',
+      'The gateway cannot reach its database. Retry after a few seconds.',
+      { headers: { 'Retry-After': '5' } },
+    );
   }
   const { type, status, expose, message } = error as BodyParserError;
   if (type === 'entity.parse.failed') return new ProblemError('malformed_json');

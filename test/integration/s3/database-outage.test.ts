@@ -10,7 +10,12 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import {
+  startTestGateway,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  type TestGateway,
+} from '../../support/gateway.js';
 import { pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket, createCredential, type TestCredential } from '../../support/s3/fixtures.js';
 import { parseS3Error, sendRaw, signedHeaders, type RawResponse } from '../../support/s3/raw-requests.js';
@@ -128,6 +133,22 @@ describe.runIf(realPostgresUrl() !== null || underCi)('storage requests while th
     );
   });
 
+  it('answers a login on the control plane 503 problem+json with Retry-After, not 500', async () => {
+    const response = await fetch(`${outage.gateway.controlUrl}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toMatchObject({
+      status: 503,
+      code: 'database_unavailable',
+      detail: 'The gateway cannot reach its database. Retry after a few seconds.',
+    });
+  });
+
   it('recovers by itself when the database answers again', async () => {
     await outage.proxy.restore();
     await eventually(
@@ -138,6 +159,12 @@ describe.runIf(realPostgresUrl() !== null || underCi)('storage requests while th
     const afterRecovery = await getObject(outage.gateway, revoked, 'kept.txt');
     expect(afterRecovery.status).toBe(403);
     expect(parseS3Error(afterRecovery.body).code).toBe('InvalidAccessKeyId');
+    const login = await fetch(`${outage.gateway.controlUrl}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+    });
+    expect(login.status).toBe(200);
   });
 });
 
