@@ -1,6 +1,6 @@
 /** Starts the gateway; loaded by main.ts once the Node release is known to be one it runs on. */
 import { ConfigError, loadConfig } from './config/load.js';
-import { createLogger } from './observability/logger.js';
+import { createLogger, createReadableLogger, wantsReadableLogs } from './observability/logger.js';
 import { startGateway } from './runtime.js';
 import { WorkerStartError } from './cluster/supervisor.js';
 import { ListenError } from './server/listen.js';
@@ -18,8 +18,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
-  const gateway = await startGateway(config, { logger });
+  const readable = wantsReadableLogs(config.mode);
+  const logger = readable ? createReadableLogger(config.logLevel) : createLogger(config.logLevel);
+  // Readable access lines come from the same logger; the JSON access log keeps its own writer.
+  const gateway = await startGateway(config, readable ? { logger, accessLog: logger } : { logger });
   printWelcome(gateway);
 
   let signals = 0;

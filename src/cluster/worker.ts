@@ -7,7 +7,13 @@
  * process.
  */
 import cluster from 'node:cluster';
-import { createAccessLogger, createLogger, type Logger } from '../observability/logger.js';
+import {
+  createAccessLogger,
+  createLogger,
+  createReadableLogger,
+  wantsReadableLogs,
+  type Logger,
+} from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { startStorageEndpoint, type StorageEndpoint } from '../server/storage-endpoint.js';
 import { connectShared } from '../store/database.js';
@@ -33,12 +39,18 @@ export async function runStorageWorker(): Promise<void> {
   if (!cluster.isWorker) throw new Error('a storage worker is started by the gateway, not directly');
   const assignment = await nextAssignment();
   const { config, slot } = assignment;
-  const logger = createLogger(config.logLevel, undefined, { worker: slot });
+  // A worker shares the main process's stdout, terminal included.
+  const readable = wantsReadableLogs(config.mode);
+  const logger = readable
+    ? createReadableLogger(config.logLevel, { fields: { worker: slot } })
+    : createLogger(config.logLevel, undefined, { worker: slot });
   const metrics = new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
-  const accessLog = createAccessLogger(config.logLevel, {
-    fields: { worker: slot },
-    onDrop: (lines) => metrics.accessLogDropped.inc(lines),
-  });
+  const accessLog = readable
+    ? logger
+    : createAccessLogger(config.logLevel, {
+        fields: { worker: slot },
+        onDrop: (lines) => metrics.accessLogDropped.inc(lines),
+      });
   let store: Store | null = null;
   let endpoint: StorageEndpoint;
   try {

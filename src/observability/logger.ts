@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import type PinoPretty from 'pino-pretty';
 import { LineWriter } from './line-writer.js';
+import { readableMessage } from './readable-lines.js';
 
 export type { Logger };
 
@@ -46,13 +49,51 @@ export function createLogger(
   destination?: NodeJS.WritableStream,
   fields: LogFields = {},
 ): Logger {
-  const options: LoggerOptions = {
+  const options = loggerOptions(level, fields);
+  return destination ? pino(options, destination as never) : pino(options);
+}
+
+function loggerOptions(level: string, fields: LogFields): LoggerOptions {
+  return {
     level,
     base: { ...BASE, ...fields },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return destination ? pino(options, destination as never) : pino(options);
+}
+
+/**
+ * Readable lines are for a person watching a local gateway in a terminal; anything else reads
+ * stdout with a program (a log shipper, a test, `> file`) and gets JSON. Production never gets
+ * them: its log path stays the non-blocking JSON writer.
+ */
+export function wantsReadableLogs(
+  mode: 'development' | 'production',
+  stdout: { isTTY?: boolean } = process.stdout,
+): boolean {
+  return mode === 'development' && stdout.isTTY === true;
+}
+
+/**
+ * createLogger's events (the same fields and redaction) printed by pino-pretty as one coloured
+ * line each (readable-lines.ts), synchronously: in a terminal, lines in order matter more than
+ * throughput. pino-pretty is loaded here only, so a production process never loads it.
+ */
+export function createReadableLogger(
+  level: string,
+  options: { fields?: LogFields; destination?: NodeJS.WritableStream } = {},
+): Logger {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+  const stream = pretty({
+    destination: options.destination ?? 1,
+    sync: true,
+    colorize: options.destination === undefined && process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // One line per event: readableMessage writes the fields itself.
+    hideObject: true,
+    messageFormat: (log) => readableMessage(log),
+  });
+  return pino(loggerOptions(level, options.fields ?? {}), stream);
 }
 
 const BASE = { service: 's3-gateway' };
