@@ -89,6 +89,9 @@ export function exampleOf(doc: OpenApi, input: SchemaObject, name = 'value', dep
     return first === undefined ? null : exampleOf(doc, first, name, depth);
   }
   if (schema.allOf !== undefined) {
+    // One part is a described reference (openapi-finish.ts wraps a $ref so), of any type.
+    const [only] = schema.allOf;
+    if (schema.allOf.length === 1 && only !== undefined) return exampleOf(doc, only, name, depth);
     return Object.assign({}, ...schema.allOf.map((part) => exampleOf(doc, part, name, depth)));
   }
   if (depth > 6) return null;

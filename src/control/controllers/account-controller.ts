@@ -32,7 +32,10 @@ import type { ControlServices } from '../services/index.js';
 @Route('v1/me')
 @Tags('Your account')
 @Security('bearer')
-@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
+@Response<ProblemDocument>(
+  401,
+  'No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted)',
+)
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
 export class AccountController extends Controller {
@@ -56,7 +59,10 @@ export class AccountController extends Controller {
    */
   @Patch()
   @Produces(JSON_MEDIA_TYPE)
-  @Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
+  @Response<ProblemDocument>(
+    400,
+    'The request is not valid: `errors` names each bad field (validation_failed), or its body is not JSON (malformed_json)',
+  )
   public async updateMe(@Body() body: UpdateMeRequest, @Request() request: ExpressRequest): Promise<Me> {
     return this.services.account.rename(callerOf(request), body.name);
   }
@@ -67,7 +73,10 @@ export class AccountController extends Controller {
    */
   @Put('password')
   @SuccessResponse(204, 'Password changed')
-  @Response<ProblemDocument>(400, 'Wrong current password (current_password_incorrect) or invalid request')
+  @Response<ProblemDocument>(
+    400,
+    'Wrong current password (current_password_incorrect), or the request is not valid (validation_failed, malformed_json)',
+  )
   public async changePassword(
     @Body() body: ChangePasswordRequest,
     @Request() request: ExpressRequest,

@@ -25,7 +25,10 @@ import type { IssuedTokens } from '../services/session-starter.js';
 
 @Route('v1/auth')
 @Tags('Authentication')
-@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
+@Response<ProblemDocument>(
+  400,
+  'The request is not valid: `errors` names each bad field (validation_failed), or its body is not JSON (malformed_json)',
+)
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
 export class AuthController extends Controller {
@@ -71,7 +74,10 @@ export class AuthController extends Controller {
       /** Clears the refresh cookie. */
       'Set-Cookie': string;
     }
-  >(401, 'No, an unknown or a reused refresh token, or an ended session')
+  >(
+    401,
+    'No, an unknown or a reused refresh token, or an ended session (refresh_token_missing, refresh_token_invalid, refresh_token_reused, session_ended)',
+  )
   public async refresh(@Request() request: ExpressRequest): Promise<TokenResponse> {
     const origin = originOf(request);
     try {
@@ -108,7 +114,10 @@ export class AuthController extends Controller {
     /** The rotating refresh cookie gw_refresh (HttpOnly, SameSite=Strict, Path=/v1/auth, Secure over HTTPS). */
     'Set-Cookie': string;
   }>(200, 'Joined and logged in; the refresh cookie is set', JSON_MEDIA_TYPE)
-  @Response<ProblemDocument>(400, 'Unknown, used or expired invitation (invitation_invalid)')
+  @Response<ProblemDocument>(
+    400,
+    'Unknown, used or expired invitation (invitation_invalid), or the request is not valid (validation_failed, malformed_json)',
+  )
   @Response<ProblemDocument>(401, 'Existing account, wrong password (invalid_credentials)')
   @Response<ProblemDocument>(409, 'The person already belongs to an organisation (already_member)')
   public async acceptInvitation(
@@ -124,7 +133,10 @@ export class AuthController extends Controller {
    */
   @Post('password-reset')
   @SuccessResponse(204, 'Password changed')
-  @Response<ProblemDocument>(400, 'Unknown, used or expired token (reset_token_invalid)')
+  @Response<ProblemDocument>(
+    400,
+    'Unknown, used or expired token (reset_token_invalid), or the request is not valid (validation_failed, malformed_json)',
+  )
   public async resetPassword(
     @Body() body: PasswordResetRequest,
     @Request() request: ExpressRequest,

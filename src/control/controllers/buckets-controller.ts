@@ -35,9 +35,18 @@ import type { ControlServices } from '../services/index.js';
 @Route('v1/buckets')
 @Tags('Buckets, objects & CORS')
 @Security('bearer')
-@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
-@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
-@Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+@Response<ProblemDocument>(
+  400,
+  'The request is not valid: `errors` names each bad field (validation_failed), or its body is not JSON (malformed_json)',
+)
+@Response<ProblemDocument>(
+  401,
+  'No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted)',
+)
+@Response<ProblemDocument>(
+  403,
+  'Your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
+)
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
 export class BucketsController extends Controller {
@@ -66,7 +75,10 @@ export class BucketsController extends Controller {
    */
   @Post()
   @SuccessResponse(201, 'Bucket created', JSON_MEDIA_TYPE)
-  @Response<ProblemDocument>(403, 'The account is suspended (account_suspended), or your role')
+  @Response<ProblemDocument>(
+    403,
+    'The account is suspended (account_suspended), your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
+  )
   @Response<ProblemDocument>(409, 'The name is taken (bucket_name_taken)')
   public async createBucket(
     @Body() body: CreateBucketRequest,
@@ -108,7 +120,10 @@ export class BucketsController extends Controller {
    */
   @Delete('{bucket}')
   @SuccessResponse(204, 'Bucket deleted')
-  @Response<ProblemDocument>(403, 'The account is suspended (account_suspended), or your role')
+  @Response<ProblemDocument>(
+    403,
+    'The account is suspended (account_suspended), your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
+  )
   @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
   @Response<ProblemDocument>(409, 'The bucket is not empty (bucket_not_empty)')
   public async deleteBucket(@Path() bucket: string, @Request() request: ExpressRequest): Promise<void> {

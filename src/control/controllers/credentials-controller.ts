@@ -37,9 +37,18 @@ import type { ControlServices } from '../services/index.js';
 @Route('v1/credentials')
 @Tags('Credentials')
 @Security('bearer')
-@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
-@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
-@Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+@Response<ProblemDocument>(
+  400,
+  'The request is not valid: `errors` names each bad field (validation_failed), or its body is not JSON (malformed_json)',
+)
+@Response<ProblemDocument>(
+  401,
+  'No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted)',
+)
+@Response<ProblemDocument>(
+  403,
+  'Your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
+)
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
 export class CredentialsController extends Controller {

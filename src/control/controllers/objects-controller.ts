@@ -30,9 +30,18 @@ import type { ControlServices } from '../services/index.js';
 @Route('v1/buckets/{bucket}')
 @Tags('Buckets, objects & CORS')
 @Security('bearer')
-@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
-@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
-@Response<ProblemDocument>(403, 'Your role does not allow this, or you belong to no organisation')
+@Response<ProblemDocument>(
+  400,
+  'The request is not valid: `errors` names each bad field (validation_failed), or its body is not JSON (malformed_json)',
+)
+@Response<ProblemDocument>(
+  401,
+  'No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted)',
+)
+@Response<ProblemDocument>(
+  403,
+  'Your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
+)
 @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
@@ -48,7 +57,10 @@ export class ObjectsController extends Controller {
    */
   @Get('objects')
   @Produces(JSON_MEDIA_TYPE)
-  @Response<ProblemDocument>(403, 'The account is suspended (account_suspended)')
+  @Response<ProblemDocument>(
+    403,
+    'The account is suspended (account_suspended), or you belong to no organisation (no_organisation)',
+  )
   public async listObjects(
     @Path() bucket: string,
     @Request() request: ExpressRequest,
@@ -67,7 +79,10 @@ export class ObjectsController extends Controller {
    */
   @Post('objects/delete')
   @Produces(JSON_MEDIA_TYPE)
-  @Response<ProblemDocument>(403, 'The account is suspended (account_suspended), or your role')
+  @Response<ProblemDocument>(
+    403,
+    'The account is suspended (account_suspended), your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
+  )
   public async deleteObjects(
     @Path() bucket: string,
     @Body() body: DeleteObjectsRequest,
@@ -85,7 +100,10 @@ export class ObjectsController extends Controller {
    */
   @Post('presign')
   @Produces(JSON_MEDIA_TYPE)
-  @Response<ProblemDocument>(403, 'The credential does not cover this request, or has expired')
+  @Response<ProblemDocument>(
+    403,
+    'The credential does not cover this request (credential_scope_insufficient), has expired (credential_expired), or you belong to no organisation (no_organisation)',
+  )
   public async presignObject(
     @Path() bucket: string,
     @Body() body: PresignRequest,

@@ -31,8 +31,14 @@ import type { ControlServices } from '../services/index.js';
 @Route('v1/organisations')
 @Tags('Organisation')
 @Security('bearer')
-@Response<ProblemDocument>(400, 'The request is not valid; `errors` names each bad field')
-@Response<ProblemDocument>(401, 'No, an invalid or an expired access token, or a storage credential')
+@Response<ProblemDocument>(
+  400,
+  'The request is not valid: `errors` names each bad field (validation_failed), or its body is not JSON (malformed_json)',
+)
+@Response<ProblemDocument>(
+  401,
+  'No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted)',
+)
 @Response<ProblemDocument>(403, 'Only platform admins may do this (platform_admin_required)')
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
@@ -62,7 +68,10 @@ export class OrganisationsController extends Controller {
    */
   @Post()
   @SuccessResponse(201, 'Organisation created', JSON_MEDIA_TYPE)
-  @Response<ProblemDocument>(409, 'The name is taken, or the owner already belongs to an organisation')
+  @Response<ProblemDocument>(
+    409,
+    'The name is taken (organisation_name_taken), or the owner already belongs to an organisation (already_member)',
+  )
   public async createOrganisation(
     @Body() body: CreateOrganisationRequest,
     @Request() request: ExpressRequest,

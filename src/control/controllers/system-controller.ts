@@ -1,10 +1,23 @@
-import { Controller, Get, Response, Route, Tags } from '@tsoa/runtime';
+import { Controller, Get, Produces, Response, Route, Tags } from '@tsoa/runtime';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE } from '../http/media-types.js';
 import type { HealthReport, OpenApiDocument, VersionInfo } from '../models/system.js';
 import { openApiDocument } from '../openapi-document.js';
+import type { ProblemDocument } from '../problems.js';
 import type { ControlServices } from '../services/index.js';
 
 @Route('v1')
 @Tags('System')
+// Open endpoints, but input no endpoint takes and storage credentials are refused here as anywhere.
+@Response<ProblemDocument>(
+  400,
+  'A query parameter that cannot be read (validation_failed), or a body that is not JSON (malformed_json)',
+)
+@Response<ProblemDocument>(
+  401,
+  'A storage credential was sent; these endpoints need no credential at all (storage_credentials_not_accepted)',
+)
+// tsoa documents errors in the controller's media type; each operation's success names its own.
+@Produces(PROBLEM_MEDIA_TYPE)
 export class SystemController extends Controller {
   constructor(private readonly services: ControlServices) {
     super();
@@ -16,7 +29,16 @@ export class SystemController extends Controller {
    * @summary Health
    */
   @Get('health')
-  @Response<HealthReport>(503, 'Not ready: a check fails')
+  @Produces(JSON_MEDIA_TYPE)
+  @Response<HealthReport>(
+    503,
+    'Not ready: a check fails',
+    {
+      status: 'unavailable',
+      checks: { database: { status: 'ok' }, backend: { status: 'failing', error: 'unreachable or failing' } },
+    },
+    JSON_MEDIA_TYPE,
+  )
   public async getHealth(): Promise<HealthReport> {
     const report = await this.services.system.health();
     if (report.status !== 'ready') this.setStatus(503);
@@ -28,6 +50,7 @@ export class SystemController extends Controller {
    * @summary Version
    */
   @Get('version')
+  @Produces(JSON_MEDIA_TYPE)
   public async getVersion(): Promise<VersionInfo> {
     return this.services.system.version();
   }
@@ -37,6 +60,7 @@ export class SystemController extends Controller {
    * @summary OpenAPI document
    */
   @Get('openapi.json')
+  @Produces(JSON_MEDIA_TYPE)
   public async getOpenApiDocument(): Promise<OpenApiDocument> {
     return openApiDocument();
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { operationsOf, type OpenApi } from '../../../scripts/api-clients.js';
+import { PROBLEMS, type ProblemCode } from '../../../src/control/problems.js';
 
 const doc = JSON.parse(
   readFileSync(new URL('../../../openapi/openapi.json', import.meta.url), 'utf8'),
@@ -168,6 +169,80 @@ describe('the media types and headers the OpenAPI document declares', () => {
     ] as const) {
       expect(Object.keys(responses(id)[status]?.headers ?? {}), `${id} ${status}`).toEqual(['Set-Cookie']);
     }
+  });
+});
+
+describe('the examples of error responses', () => {
+  interface ProblemExample {
+    $ref?: string;
+    value: { type: string; title: string; status: number; code: string; errors?: unknown[] };
+  }
+  const shared = (doc.components as { examples?: Record<string, ProblemExample> }).examples ?? {};
+  /** A response's examples, those in components.examples looked up. */
+  const examplesOf = (response: RawResponse): Record<string, ProblemExample> => {
+    const media = response.content?.['application/problem+json'] as
+      { examples?: Record<string, ProblemExample> } | undefined;
+    return Object.fromEntries(
+      Object.entries(media?.examples ?? {}).map(([name, example]) => [
+        name,
+        example.$ref === undefined
+          ? example
+          : (shared[example.$ref.replace('#/components/examples/', '')] as ProblemExample),
+      ]),
+    );
+  };
+
+  it('give every problem response one example per code its description names, as the service answers it', () => {
+    let checked = 0;
+    for (const { id, operation } of rawOperations()) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (response.content?.['application/problem+json'] === undefined) continue;
+        const examples = Object.entries(examplesOf(response));
+        expect(examples.length, `${id} ${status}`).toBeGreaterThan(0);
+        for (const [name, { value }] of examples) {
+          const code = name as ProblemCode;
+          expect(value, `${id} ${status} ${name}`).toMatchObject({
+            type: `urn:s3-gateway:problem:${code}`,
+            title: PROBLEMS[code].title,
+            status: Number(status),
+            code,
+          });
+          expect((response as { description?: string }).description, `${id} ${status}`).toContain(code);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it("shows login's 401 and 429 as the problems login answers with, and its 400 naming a field it has", () => {
+    const login = rawOperations().find(({ id }) => id === 'POST /v1/auth/login')?.operation.responses ?? {};
+    expect(Object.keys(examplesOf(login['401'] as RawResponse))).toEqual(['invalid_credentials']);
+    expect(Object.keys(examplesOf(login['429'] as RawResponse))).toEqual(['rate_limited']);
+    const invalid = examplesOf(login['400'] as RawResponse).validation_failed?.value;
+    expect(invalid?.errors).toEqual([{ field: 'email', message: "'email' is required" }]);
+  });
+
+  it('lists every way a bearer token is refused under 401', () => {
+    const me = rawOperations().find(({ id }) => id === 'GET /v1/me')?.operation.responses ?? {};
+    expect(Object.keys(examplesOf(me['401'] as RawResponse)).sort()).toEqual([
+      'session_ended',
+      'storage_credentials_not_accepted',
+      'token_expired',
+      'token_invalid',
+      'unauthenticated',
+    ]);
+  });
+
+  it("shows /v1/health's 503 as a report naming the failing check", () => {
+    const health = rawOperations().find(({ id }) => id === 'GET /v1/health')?.operation.responses ?? {};
+    const example = (
+      health['503']?.content?.['application/json'] as { examples?: Record<string, { value: unknown }> }
+    )?.examples;
+    expect(Object.values(example ?? {})[0]?.value).toMatchObject({
+      status: 'unavailable',
+      checks: { backend: { status: 'failing' } },
+    });
   });
 });
 
