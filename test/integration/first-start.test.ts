@@ -48,7 +48,9 @@ async function login(controlUrl: string, email: string, password: string): Promi
   return response.status;
 }
 
-describe('a listener that cannot bind', () => {
+// A failed start and a first start of the compiled gateway with its embedded database and object
+// store: near 30 s (the suite's default timeout) on a loaded 2-core machine. The bound is for a hang.
+describe('a listener that cannot bind', { timeout: 120_000 }, () => {
   it('stops the start before the admin and key are created, naming the setting in one line', async () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

@@ -13,7 +13,9 @@ function quiet(): { logger: Logger; accessLog: Logger } {
   return { logger, accessLog: logger };
 }
 
-describe('local mode (no DATABASE_URL, no backend configured)', () => {
+// Three starts of the embedded database and object store: a few seconds idle, near 30 s (the suite's
+// default timeout) on a loaded 2-core machine. The bound is for a hang, not for speed.
+describe('local mode (no DATABASE_URL, no backend configured)', { timeout: 120_000 }, () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-local-'));
   const env = {
     GATEWAY_DATA_DIR: dataDir,
