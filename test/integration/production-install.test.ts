@@ -26,6 +26,8 @@ import {
 import { repoPath } from '../unit/deploy/support/compose.js';
 
 const dockerfile = parseDockerfile(readFileSync(repoPath('Dockerfile'), 'utf8'));
+const packageVersion = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { version: string })
+  .version;
 const runtime = dockerfile.stages.at(-1) as Stage;
 const stageNamed = (name: string): Stage => {
   const stage = dockerfile.stages.find((candidate) => candidate.name === name);
@@ -228,6 +230,20 @@ describe('a production install (npm ci --omit=dev, compiled build, as the Docker
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  });
+
+  it('runs the admin command line: npx s3gw starts the compiled dist/cli/main.js', async () => {
+    expect(existsSync(path.join(app, 'src')), 'no source in the install').toBe(false);
+    // The install's own npx and node (the host's Node 24 stands for the image's); --no: never the registry.
+    const env = {
+      ...npmEnvironment(),
+      PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: scratch,
+    };
+    const version = await run('npx', ['--no', '--', 's3gw', '--version'], app, env);
+    expect([version.code, version.stdout], version.stderr).toEqual([0, `${packageVersion}\n`]);
+    const help = await run('npx', ['--no', '--', 's3gw', 'credentials', 'create', '--help'], app, env);
+    expect(help.stdout).toContain('--print <format>');
   });
 
   it('refuses an older Node with a message naming the release it needs, before loading anything', async () => {

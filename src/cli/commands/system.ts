@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { expectData, refusalOf, type Schemas } from '../api-client.js';
+import { CommandContext, LOCAL_CONTROL_URL } from '../context.js';
+import { RefusedError } from '../errors.js';
+import { withExamples } from '../help.js';
+import { httpUrl } from '../option-values.js';
+import { cliVersion } from '../version.js';
+
+const URL_HELP = `the control plane's URL (default: the profile's, else ${LOCAL_CONTROL_URL})`;
+
+/** Health and version: no login needed. */
+export function registerSystemCommands(program: Command): void {
+  withExamples(
+    program
+      .command('health')
+      .description(
+        'whether the gateway is ready (its database and object store answer); exit code 1 when not',
+      )
+      .option('--url <url>', URL_HELP, httpUrl('--url', { stripApiPath: true }))
+      .action(async (options: { url?: string }, command: Command) => {
+        const context = CommandContext.of(command);
+        const answer = await context.anonymousApi(options.url).GET('/v1/health');
+        // 503 carries the same report, naming the failing check.
+        const report = answer.data ?? (isHealthReport(answer.error) ? answer.error : undefined);
+        if (report === undefined) throw refusalOf(answer.response, answer.error);
+        context.output.result(report, () => {
+          context.output.line(`Gateway: ${report.status}`);
+          context.output.table(
+            Object.entries(report.checks).map(([name, check]) => ({ name, ...check })),
+            [
+              { header: 'check', value: (row) => row.name },
+              { header: 'status', value: (row) => row.status },
+              { header: 'error', value: (row) => row.error },
+            ],
+            'No checks.',
+          );
+        });
+        if (report.status !== 'ready') {
+          throw new RefusedError(
+            `the gateway is not ready: ${Object.entries(report.checks)
+              .filter(([, check]) => check.status !== 'ok')
+              .map(([name, check]) => `${name} ${check.error ?? 'failing'}`)
+              .join(', ')}`,
+          );
+        }
+      }),
+    's3gw health',
+    's3gw health --url https://gw.example.com --json',
+  );
+
+  withExamples(
+    program
+      .command('version')
+      .description("this command line's version and the gateway's")
+      .option('--url <url>', URL_HELP, httpUrl('--url', { stripApiPath: true }))
+      .action(async (options: { url?: string }, command: Command) => {
+        const context = CommandContext.of(command);
+        const gateway = await expectData(context.anonymousApi(options.url).GET('/v1/version'));
+        const cli = cliVersion();
+        context.output.result({ cli, gateway }, () =>
+          context.output.fields([
+            ['s3gw', cli],
+            ['Gateway', `${gateway.product} ${gateway.version} (commit ${gateway.commit})`],
+            ['API', gateway.apiVersion],
+          ]),
+        );
+      }),
+    's3gw version',
+  );
+}
+
+function isHealthReport(body: unknown): body is Schemas['HealthReport'] {
+  return typeof body === 'object' && body !== null && 'checks' in body && 'status' in body;
+}
