@@ -10,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliUser } from '../support/cli.js';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../support/database.js';
 import { buildGateway, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { startRecordingBackend, type RecordingBackend } from '../support/s3/recording-backend.js';
@@ -37,6 +38,29 @@ function run(
     child.once('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin);
   });
+}
+
+/** The banner's s3gw commands, run as printed: log in with the password it shows, a bucket, a key. */
+async function runBannerCommands(banner: string, gateway: GatewayProcess): Promise<void> {
+  const password = /admin +: admin@localhost, password (\S+)/.exec(banner)?.[1] ?? '';
+  const printed = (label: string) => {
+    const command = new RegExp(`${label} +: npx s3gw (.+)$`, 'm').exec(banner)?.[1] ?? '';
+    // What a shell would pass: the words before any redirection.
+    return command.split(' >> ')[0]!.split(' ');
+  };
+  expect(printed('log in')).toEqual(
+    `login --url ${gateway.controlUrl} --storage-url ${gateway.s3Url} --email admin@localhost`.split(' '),
+  );
+  const person = new CliUser();
+  try {
+    await person.ok([...printed('log in'), '--password-stdin'], { stdin: password });
+    expect(await person.ok(printed('first bucket'))).toBe('Created bucket my-bucket.\n');
+    expect(await person.ok(printed('first key'))).toMatch(
+      new RegExp(`^\\[profile my-laptop\\]\n[^]*endpoint_url = ${gateway.s3Url}\n`),
+    );
+  } finally {
+    person.remove();
+  }
 }
 
 async function login(controlUrl: string, email: string, password: string): Promise<number> {
@@ -74,6 +98,7 @@ describe('a listener that cannot bind', { timeout: 120_000 }, () => {
         const banner = await gateway.banner();
         expect(banner).toContain('First start: a platform admin');
         expect(banner).toMatch(/export AWS_SECRET_ACCESS_KEY=\S{40}/);
+        await runBannerCommands(banner, gateway);
       } finally {
         gateway.child.kill('SIGTERM');
         await gateway.exited();
