@@ -122,7 +122,7 @@ describe('s3gw and aws-cli, against Ceph RGW', () => {
     expect(read.code, read.describe()).toBe(0);
     expect(read.stdout).toBe('written by aws-cli\n');
     const listed = await aws('reader', endpoint, ['s3', 'ls', `s3://${bucket}/`]);
-    expect(listed.stdout).toMatch(/ 18 notes\.txt\n$/);
+    expect(listed.stdout).toMatch(/ 19 notes\.txt\n$/);
 
     const refused = await aws('reader', endpoint, [
       's3',
