@@ -1,6 +1,7 @@
 /**
- * A storage credential's scope: which buckets of its organisation it reaches and which HTTP methods it
- * may use. Both planes use this module: the control plane to validate what people set, the storage
+ * A storage credential's scope: which buckets of its organisation it reaches, optionally only
+ * under some key prefixes of a bucket, and which HTTP methods it may use. Both planes use this
+ * module: the control plane to validate what people set (and what it presigns), the storage
  * endpoint to decide each request.
  */
 
@@ -11,7 +12,16 @@ export interface CredentialScope {
   buckets: string[];
   level?: ScopeLevel;
   methods?: string[];
+  /**
+   * Per bucket, the key prefixes the credential is limited to; a bucket not named here is
+   * reachable whole. `{"photos": ["users/42/"]}`: only keys under users/42/ of photos.
+   */
+  prefixes?: Record<string, string[]>;
 }
+
+/** Prefixes per bucket a scope may name, and how long one may be (an S3 key's limit). */
+export const MAX_PREFIXES_PER_BUCKET = 100;
+const MAX_PREFIX_BYTES = 1024;
 
 export const READ_METHODS: readonly string[] = ['GET', 'HEAD'];
 export const OBJECT_METHODS: readonly string[] = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'];
@@ -36,7 +46,7 @@ export class ScopeValidationError extends Error {
  */
 export function normaliseScope(
   input: CredentialScope,
-): Required<Pick<CredentialScope, 'buckets' | 'methods'>> & Pick<CredentialScope, 'level'> {
+): Required<Pick<CredentialScope, 'buckets' | 'methods'>> & Pick<CredentialScope, 'level' | 'prefixes'> {
   if (!Array.isArray(input.buckets) || input.buckets.length === 0) {
     throw new ScopeValidationError('scope.buckets', 'must list at least one bucket name, or "*"');
   }
@@ -50,11 +60,13 @@ export function normaliseScope(
   if (input.level !== undefined && input.methods !== undefined) {
     throw new ScopeValidationError('scope', 'give either level or methods, not both');
   }
+  const prefixes = normalisePrefixes(input.prefixes, buckets);
+  const withPrefixes = prefixes === undefined ? {} : { prefixes };
   if (input.level !== undefined) {
     if (!(input.level in LEVEL_METHODS)) {
       throw new ScopeValidationError('scope.level', 'must be "read-only" or "read-write"');
     }
-    return { buckets, level: input.level, methods: [...LEVEL_METHODS[input.level]] };
+    return { buckets, level: input.level, methods: [...LEVEL_METHODS[input.level]], ...withPrefixes };
   }
   if (input.methods === undefined || input.methods.length === 0) {
     throw new ScopeValidationError(
@@ -70,7 +82,42 @@ export function normaliseScope(
       `unknown method ${unknown.join(', ')}; allowed: ${OBJECT_METHODS.join(', ')}`,
     );
   }
-  return { buckets, methods };
+  return { buckets, methods, ...withPrefixes };
+}
+
+function normalisePrefixes(
+  input: CredentialScope['prefixes'],
+  buckets: readonly string[],
+): Record<string, string[]> | undefined {
+  if (input === undefined || input === null) return undefined;
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw new ScopeValidationError('scope.prefixes', 'must map bucket names to lists of key prefixes');
+  }
+  const prefixes: Record<string, string[]> = {};
+  for (const [bucket, list] of Object.entries(input)) {
+    const field = `scope.prefixes.${bucket}`;
+    if (!buckets.includes('*') && !buckets.includes(bucket)) {
+      throw new ScopeValidationError(field, `bucket "${bucket}" is not in scope.buckets`);
+    }
+    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_PREFIXES_PER_BUCKET) {
+      throw new ScopeValidationError(field, `must list 1 to ${MAX_PREFIXES_PER_BUCKET} key prefixes`);
+    }
+    const unique = [...new Set(list.map(String))];
+    for (const prefix of unique) {
+      if (
+        prefix === '' ||
+        Buffer.byteLength(prefix, 'utf8') > MAX_PREFIX_BYTES ||
+        prefix.includes('\u0000')
+      ) {
+        throw new ScopeValidationError(
+          field,
+          `a prefix must be 1 to ${MAX_PREFIX_BYTES} bytes without NUL (to reach the whole bucket, leave it out of prefixes)`,
+        );
+      }
+    }
+    prefixes[bucket] = unique;
+  }
+  return Object.keys(prefixes).length === 0 ? undefined : prefixes;
 }
 
 export function scopeCoversBucket(scope: CredentialScope, bucket: string): boolean {
@@ -82,4 +129,23 @@ export function scopeAllowsMethod(scope: CredentialScope, method: string): boole
   const upper = method.toUpperCase();
   // OPTIONS is never sent signed by browsers; HEAD is a read wherever GET is allowed.
   return methods.includes(upper) || (upper === 'HEAD' && methods.includes('GET'));
+}
+
+/** The prefixes a scope limits `bucket` to, or null when the whole bucket is reachable. */
+export function scopePrefixes(scope: CredentialScope, bucket: string): readonly string[] | null {
+  return scope.prefixes?.[bucket] ?? null;
+}
+
+/** Whether the scope reaches `key` of `bucket` (always, for a bucket without prefixes). */
+export function scopeCoversKey(scope: CredentialScope, bucket: string, key: string): boolean {
+  const prefixes = scopePrefixes(scope, bucket);
+  return prefixes === null || prefixes.some((prefix) => key.startsWith(prefix));
+}
+
+/**
+ * Whether a listing of `bucket` with this `prefix` parameter stays inside the scope: every key it
+ * could name starts with an allowed prefix, so the prefix parameter itself must.
+ */
+export function scopeCoversListing(scope: CredentialScope, bucket: string, prefix: string): boolean {
+  return scopeCoversKey(scope, bucket, prefix);
 }

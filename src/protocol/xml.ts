@@ -26,14 +26,18 @@ export function xmlDocument(body: string): string {
  * bombs); `arrays` names the elements that may repeat, so one occurrence still reads as a list.
  * Returns null when the text is not well-formed XML.
  */
-export function parseXml(text: string, arrays: readonly string[] = []): Record<string, unknown> | null {
+export function parseXml(
+  text: string,
+  arrays: readonly string[] = [],
+  options: { readonly keepWhitespace?: boolean } = {},
+): Record<string, unknown> | null {
   if (text.trim() === '' || XMLValidator.validate(text) !== true) return null;
   const parser = new XMLParser({
     ignoreAttributes: true,
     removeNSPrefix: true,
     processEntities: false,
     parseTagValue: false,
-    trimValues: true,
+    trimValues: options.keepWhitespace !== true,
     isArray: (name) => arrays.includes(name),
   });
   const parsed: unknown = parser.parse(text);

@@ -12,6 +12,7 @@ export interface CredentialScope {
   buckets: string[];
   level?: 'read-only' | 'read-write';
   methods?: string[];
+  prefixes?: Record<string, string[]>;
 }
 
 export interface CorsRule {

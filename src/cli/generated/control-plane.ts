@@ -1004,9 +1004,13 @@ export interface components {
              */
             successActionRedirect?: string;
         };
+        /** @description Construct a type with a set of properties K of type T */
+        "Record_string.string-Array_": {
+            [key: string]: string[];
+        };
         /**
-         * @description Which buckets of the organisation a credential reaches and which HTTP methods it may use. Give
-         *     either `level` or `methods`.
+         * @description Which buckets of the organisation a credential reaches (optionally only under some key
+         *     prefixes) and which HTTP methods it may use. Give either `level` or `methods`.
          */
         CredentialScopeBody: {
             /**
@@ -1024,6 +1028,17 @@ export interface components {
             level?: "read-only" | "read-write";
             /** @description Explicit HTTP methods (GET, HEAD, PUT, POST, DELETE). */
             methods?: string[];
+            /**
+             * @description Per bucket, the key prefixes the credential is limited to (1 to 100 per bucket); a bucket not
+             *     named here is reachable whole. Every object operation, copy source, DeleteObjects key and
+             *     listing `prefix` must lie under one of them, and presigning outside them is refused.
+             * @example {
+             *       "team-photos": [
+             *         "users/42/"
+             *       ]
+             *     }
+             */
+            prefixes?: components["schemas"]["Record_string.string-Array_"];
         };
         CredentialView: {
             accessKeyId: string;

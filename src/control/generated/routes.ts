@@ -382,12 +382,18 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Record_string.string-Array_": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"array","array":{"dataType":"string"}},"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "CredentialScopeBody": {
         "dataType": "refObject",
         "properties": {
             "buckets": {"dataType":"array","array":{"dataType":"string"},"required":true,"validators":{"minItems":{"value":1},"maxItems":{"value":100}}},
             "level": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["read-only"]},{"dataType":"enum","enums":["read-write"]}]},
             "methods": {"dataType":"array","array":{"dataType":"string"},"validators":{"minItems":{"value":1},"maxItems":{"value":5}}},
+            "prefixes": {"ref":"Record_string.string-Array_"},
         },
         "additionalProperties": false,
     },

@@ -1,6 +1,6 @@
 /**
- * Which buckets of the organisation a credential reaches and which HTTP methods it may use. Give
- * either `level` or `methods`.
+ * Which buckets of the organisation a credential reaches (optionally only under some key
+ * prefixes) and which HTTP methods it may use. Give either `level` or `methods`.
  */
 export interface CredentialScopeBody {
   /**
@@ -21,6 +21,13 @@ export interface CredentialScopeBody {
    * @maxItems 5
    */
   methods?: string[];
+  /**
+   * Per bucket, the key prefixes the credential is limited to (1 to 100 per bucket); a bucket not
+   * named here is reachable whole. Every object operation, copy source, DeleteObjects key and
+   * listing `prefix` must lie under one of them, and presigning outside them is refused.
+   * @example {"team-photos": ["users/42/"]}
+   */
+  prefixes?: Record<string, string[]>;
 }
 
 /**

@@ -186,11 +186,14 @@ export class CredentialService {
       if (error instanceof ScopeValidationError) throw invalidField(field(error.field), error.message);
       throw error;
     }
-    for (const name of scope.buckets) {
-      if (name === '*') continue;
+    const named = [
+      ...scope.buckets.filter((name) => name !== '*').map((name) => ({ name, at: 'scope.buckets' })),
+      ...Object.keys(scope.prefixes ?? {}).map((name) => ({ name, at: `scope.prefixes.${name}` })),
+    ];
+    for (const { name, at } of named) {
       const bucket = await this.#deps.context.store.buckets.find(name);
       if (bucket === null || bucket.organisationId !== member.organisationId) {
-        throw invalidField(field('scope.buckets'), `no bucket named "${name}" in your organisation`);
+        throw invalidField(field(at), `no bucket named "${name}" in your organisation`);
       }
     }
     return scope;

@@ -1,4 +1,4 @@
-import { scopeAllowsMethod, scopeCoversBucket } from '../../access/scope.js';
+import { scopeAllowsMethod, scopeCoversBucket, scopeCoversKey, scopePrefixes } from '../../access/scope.js';
 import { requireMember, type Caller, type Member } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
 import type { PresignRequest, PresignResponse } from '../models/buckets.js';
@@ -47,6 +47,15 @@ export class PresignService {
       throw new ProblemError(
         'credential_scope_insufficient',
         `The credential ${credential.accessKeyId} does not allow ${request.method} on bucket "${bucket.name}".`,
+      );
+    }
+    // A form's key is fixed up to ${filename}: that part must already be under an allowed prefix.
+    const signedKey = request.method === 'POST' ? (request.key.split('${filename}')[0] ?? '') : request.key;
+    if (!scopeCoversKey(credential.scope, bucket.name, signedKey)) {
+      const prefixes = (scopePrefixes(credential.scope, bucket.name) ?? []).map((prefix) => `"${prefix}"`);
+      throw new ProblemError(
+        'credential_scope_insufficient',
+        `The credential ${credential.accessKeyId} reaches only keys under ${prefixes.join(', ')} in bucket "${bucket.name}".`,
       );
     }
 

@@ -48,9 +48,10 @@ export function sessionView(session: SessionRecord, currentSessionId: string): S
 
 /** The scope as people give it: the level when one was given, else the explicit methods. */
 export function scopeView(scope: CredentialScope): CredentialScopeBody {
+  const prefixes = scope.prefixes === undefined ? {} : { prefixes: scope.prefixes };
   return scope.level === undefined
-    ? { buckets: scope.buckets, methods: scope.methods ?? [] }
-    : { buckets: scope.buckets, level: scope.level };
+    ? { buckets: scope.buckets, methods: scope.methods ?? [], ...prefixes }
+    : { buckets: scope.buckets, level: scope.level, ...prefixes };
 }
 
 /** Never the secret: it is returned by create and rotate only. */

@@ -5,14 +5,20 @@
  * as in S3); a bucket of another organisation, outside the credential's allowlist, or a method the
  * scope does not permit are all the same "Access to this bucket is denied.".
  */
-import { scopeAllowsMethod, scopeCoversBucket } from '../../access/scope.js';
+import {
+  scopeAllowsMethod,
+  scopeCoversBucket,
+  scopeCoversKey,
+  scopeCoversListing,
+  scopePrefixes,
+} from '../../access/scope.js';
 import { parseCopySource, type CopySource } from '../../protocol/copy-source.js';
 import { bucketWriteMessage, S3Error } from '../../protocol/errors.js';
 import { headerValue } from '../../protocol/headers.js';
 import type { AccessCache, BucketEntry } from '../../store/access-cache.js';
 import type { CredentialRecord, OrganisationRecord } from '../../store/records.js';
 import type { Exchange } from '../exchange.js';
-import type { S3Operation } from '../operations.js';
+import type { OperationName, S3Operation } from '../operations.js';
 import type { Authenticated, Authorised } from '../stages.js';
 
 /** The addressed bucket's entry; `known` when an earlier step (CORS) looked it up already. */
@@ -50,6 +56,52 @@ function assertCovers(credential: CredentialRecord, entry: BucketEntry, method: 
   }
 }
 
+/** Listings whose `prefix` parameter a prefix-scoped credential must keep inside its prefixes. */
+const LISTINGS: ReadonlySet<OperationName> = new Set([
+  'ListObjects',
+  'ListObjectsV2',
+  'ListObjectVersions',
+  'ListMultipartUploads',
+]);
+
+/**
+ * Bucket-level operations a credential limited to some prefixes of the bucket may still use:
+ * listings inside its prefixes, the bucket's existence and region (what clients ask before an
+ * upload), and DeleteObjects, whose keys are checked one by one when its body is read.
+ */
+const PREFIX_SCOPED_BUCKET_OPERATIONS: ReadonlySet<OperationName> = new Set([
+  ...LISTINGS,
+  'HeadBucket',
+  'GetBucketLocation',
+  'DeleteObjects',
+]);
+
+/** A credential limited to key prefixes of this bucket reaches only keys and listings under them. */
+function assertCoversKeys(stage: Authenticated, operation: S3Operation, credential: CredentialRecord): void {
+  const bucket = stage.bucket as string;
+  if (scopePrefixes(credential.scope, bucket) === null) return;
+  if (operation.level === 'object') {
+    if (!scopeCoversKey(credential.scope, bucket, stage.key)) throw new S3Error('BucketAccessDenied');
+    return;
+  }
+  if (!PREFIX_SCOPED_BUCKET_OPERATIONS.has(operation.name)) throw new S3Error('BucketAccessDenied');
+  if (LISTINGS.has(operation.name)) {
+    const prefix = stage.query.find((parameter) => parameter.name === 'prefix')?.value ?? '';
+    if (!scopeCoversListing(credential.scope, bucket, prefix)) throw new S3Error('BucketAccessDenied');
+  }
+}
+
+/**
+ * DeleteObjects by a credential limited to key prefixes: every key its body names must be under
+ * them, or nothing is deleted (the keys are known only once the body is read).
+ */
+export function assertDeletableKeys(stage: Authorised, keys: readonly string[]): void {
+  if (stage.identity.kind !== 'credential' || stage.bucket === null) return;
+  const { scope } = stage.identity.credential;
+  if (keys.some((key) => !scopeCoversKey(scope, stage.bucket as string, key)))
+    throw new S3Error('BucketAccessDenied');
+}
+
 /** The copy source of CopyObject and UploadPartCopy, which the credential must be able to read. */
 async function authoriseCopySource(
   stage: Authenticated,
@@ -62,6 +114,7 @@ async function authoriseCopySource(
   const entry = await cache.bucket(source.bucket);
   if (entry === null) throw new S3Error('NoSuchBucket');
   assertCovers(credential, entry, 'GET');
+  if (!scopeCoversKey(credential.scope, source.bucket, source.key)) throw new S3Error('BucketAccessDenied');
   return source;
 }
 
@@ -124,6 +177,7 @@ export async function authorise(
       entry = await addressedBucket(stage, cache, known);
       if (entry === null) throw new S3Error('NoSuchBucket');
       assertCovers(credential, entry, operation.scopeMethod);
+      assertCoversKeys(stage, operation, credential);
       copySource = await authoriseCopySource(stage, operation, credential, cache);
     }
   } else {

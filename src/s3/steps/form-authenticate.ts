@@ -8,7 +8,7 @@
 import { S3Error } from '../../protocol/errors.js';
 import type { HeaderMap } from '../../protocol/headers.js';
 import { UNSIGNED_PAYLOAD } from '../../protocol/headers.js';
-import { isKeyLengthValid } from '../../protocol/limits.js';
+import { isKeyCharacterSetValid, isKeyLengthValid } from '../../protocol/limits.js';
 import type { CredentialRecord } from '../../store/records.js';
 import { NO_BODY } from '../../sigv4/body-plan.js';
 import { checkPostPolicy, parsePostPolicy } from '../../sigv4/post-policy.js';
@@ -103,6 +103,7 @@ export async function authenticateForm(
   // S3 puts the file's own name where the key says ${filename}.
   const key = keyField.replaceAll('${filename}', head.filename);
   if (!isKeyLengthValid(key)) throw new S3Error('KeyTooLong');
+  if (!isKeyCharacterSetValid(key)) throw new S3Error('KeyWithNul');
   exchange.key = key;
 
   return {
