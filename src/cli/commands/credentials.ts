@@ -23,6 +23,7 @@ interface ScopeOptions {
   readOnly?: boolean;
   readWrite?: boolean;
   methods?: string[];
+  prefix?: string[];
 }
 
 interface PrintOptions {
@@ -275,7 +276,27 @@ function withScopeOptions(command: Command): Command {
     .option('--all-buckets', "every bucket of the organisation, today's and future ones")
     .option('--read-only', 'GET and HEAD')
     .option('--read-write', 'every object method')
-    .option('--methods <methods>', 'exactly these HTTP methods, e.g. GET,PUT', collectList);
+    .option('--methods <methods>', 'exactly these HTTP methods, e.g. GET,PUT', collectList)
+    .option(
+      '--prefix <bucket=prefix>',
+      'limit a bucket to keys under this prefix, e.g. photos=users/42/ (repeat for more)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    );
+}
+
+/** `--prefix photos=users/42/` options as the scope's prefixes per bucket. */
+function prefixesOf(options: ScopeOptions): Record<string, string[]> | undefined {
+  if (options.prefix === undefined) return undefined;
+  const prefixes: Record<string, string[]> = {};
+  for (const option of options.prefix) {
+    const equals = option.indexOf('=');
+    if (equals <= 0 || equals === option.length - 1) {
+      throw new UsageError(`--prefix ${option}: expected <bucket>=<prefix>, e.g. photos=users/42/`);
+    }
+    const bucket = option.slice(0, equals);
+    (prefixes[bucket] ??= []).push(option.slice(equals + 1));
+  }
+  return prefixes;
 }
 
 function withPrintOptions(command: Command): Command {
@@ -305,15 +326,20 @@ export function scopeOf(options: ScopeOptions): Scope {
     throw new UsageError('give --bucket (one or more) or --all-buckets');
   }
   const buckets = options.allBuckets === true ? ['*'] : named;
+  const prefixes = prefixesOf(options);
+  const limited = prefixes === undefined ? {} : { prefixes };
   if (options.methods !== undefined)
-    return { buckets, methods: options.methods.map((method) => method.toUpperCase()) };
-  return { buckets, level: options.readOnly === true ? 'read-only' : 'read-write' };
+    return { buckets, methods: options.methods.map((method) => method.toUpperCase()), ...limited };
+  return { buckets, level: options.readOnly === true ? 'read-only' : 'read-write', ...limited };
 }
 
 export function describeScope(scope: Scope): string {
   const buckets = scope.buckets.includes('*') ? 'all buckets' : scope.buckets.join(', ');
   const access = scope.level ?? (scope.methods ?? []).join(',');
-  return `${access} on ${buckets}`;
+  const limits = Object.entries(scope.prefixes ?? {}).map(
+    ([bucket, prefixes]) => `${bucket} only under ${prefixes.join(', ')}`,
+  );
+  return `${access} on ${buckets}${limits.length === 0 ? '' : ` (${limits.join('; ')})`}`;
 }
 
 function printCredential(context: CommandContext, credential: Credential): void {
