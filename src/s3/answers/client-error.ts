@@ -36,7 +36,17 @@ export function answerConnect(_request: unknown, socket: Duplex): void {
   answerOnSocket(socket, 'UnsupportedMethod');
 }
 
-/** An S3 error document written straight to the socket, which is then closed. */
+/**
+ * How long a refused connection stays half-closed for the client to read the answer and close its
+ * side; then it is destroyed, so a client that never closes cannot hold a graceful stop.
+ */
+const LINGER_MS = 2_000;
+
+/**
+ * An S3 error document written straight to the socket, which is then closed: half-closed first,
+ * since destroying it with the client's unread bytes still queued would reset the connection and
+ * could discard the answer before the client read it (RFC 9112 §9.6).
+ */
 function answerOnSocket(socket: Duplex, key: S3ErrorKey): void {
   const definition = S3_ERRORS[key];
   const requestId = newRequestId();
@@ -52,4 +62,7 @@ function answerOnSocket(socket: Duplex, key: S3ErrorKey): void {
       body,
     ].join('\r\n'),
   );
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
 }
