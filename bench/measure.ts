@@ -121,13 +121,6 @@ export async function alternateRounds<S extends string, T>(
   return results;
 }
 
-/** Nearest-rank percentile of an ascending array (p in 0..100). */
-export function percentile(sorted: Float64Array | number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
-}
-
 export function round(value: number, digits = 1): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;

@@ -16,7 +16,6 @@ export interface Credential {
 export const REGION = 'us-east-1';
 export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
-export const STREAMING_UNSIGNED_PAYLOAD_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';
 
 export interface SignInput {
   readonly method: string;

@@ -18,10 +18,6 @@ export function generateSecretAccessKey(): string {
   return randomBytes(30).toString('base64');
 }
 
-export function isAccessKeyIdShape(value: string): boolean {
-  return value.startsWith(ACCESS_KEY_PREFIX) && /^[A-Z0-9]{20}$/.test(value);
-}
-
 export function newId(): string {
   return randomUUID();
 }
