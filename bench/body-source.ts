@@ -5,6 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { createDigest, type ChecksumAlgorithm } from '../src/sigv4/checksums.js';
+import {
+  awsChunkedBody,
+  awsChunkedHeaders,
+  awsChunkedLength,
+  chunkFrame,
+  lastChunk,
+} from '../test/support/aws-chunked.js';
 
 /** The AWS SDKs' aws-chunked chunk size. */
 export const SDK_CHUNK_BYTES = 64 * 1024;
@@ -84,11 +91,7 @@ export class AwsChunkedSource extends Readable {
     if (options.total % periodData !== 0) throw new Error(`total must be a multiple of ${periodData}`);
     this.#options = options;
     this.trailerName = `x-amz-checksum-${options.algorithm.toLowerCase()}`;
-    const frame = Buffer.concat([
-      Buffer.from(`${options.block.length.toString(16)}\r\n`, 'latin1'),
-      options.block,
-      Buffer.from('\r\n', 'latin1'),
-    ]);
+    const frame = chunkFrame(options.block);
     this.#period = Buffer.concat(Array.from({ length: FRAMES_PER_PERIOD }, () => frame));
     this.#periodsLeft = options.total / periodData;
     this.#digest = options.expected === undefined ? createDigest(options.algorithm) : undefined;
@@ -97,22 +100,20 @@ export class AwsChunkedSource extends Readable {
   /** The headers an SDK sends for this body (besides the signature). */
   headers(): Record<string, string> {
     return {
-      'content-encoding': 'aws-chunked',
-      'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
-      'x-amz-decoded-content-length': String(this.#options.total),
-      'x-amz-trailer': this.trailerName,
+      ...awsChunkedHeaders(this.#options.total, this.trailerName),
       'content-length': String(this.encodedLength()),
     };
   }
 
   encodedLength(): number {
-    const periods = this.#options.total / (FRAMES_PER_PERIOD * this.#options.block.length);
+    // The checksum is computed while streaming, but its base64 length is known up front.
     const valueLength = 4 * Math.ceil(DIGEST_BYTES[this.#options.algorithm] / 3);
-    return periods * this.#period.length + this.#tail('x'.repeat(valueLength)).length;
+    const trailers = [[this.trailerName, 'x'.repeat(valueLength)]] as const;
+    return awsChunkedLength(this.#options.total, this.#options.block.length, trailers);
   }
 
   #tail(value: string): Buffer {
-    return Buffer.from(`0\r\n${this.trailerName}:${value}\r\n\r\n`, 'latin1');
+    return lastChunk([[this.trailerName, value]]);
   }
 
   override _read(): void {
@@ -165,18 +166,11 @@ export async function awsChunkedBytes(
   const digest = createDigest(algorithm);
   digest.update(data);
   const trailerName = `x-amz-checksum-${algorithm.toLowerCase()}`;
-  const body = Buffer.concat([
-    Buffer.from(`${data.length.toString(16)}\r\n`, 'latin1'),
-    data,
-    Buffer.from(`\r\n0\r\n${trailerName}:${await digest.digestBase64()}\r\n\r\n`, 'latin1'),
-  ]);
+  const body = awsChunkedBody(data, data.length, [[trailerName, await digest.digestBase64()]]);
   return {
     body,
     headers: {
-      'content-encoding': 'aws-chunked',
-      'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
-      'x-amz-decoded-content-length': String(data.length),
-      'x-amz-trailer': trailerName,
+      ...awsChunkedHeaders(data.length, trailerName),
       'x-amz-sdk-checksum-algorithm': algorithm,
       'content-length': String(body.length),
     },

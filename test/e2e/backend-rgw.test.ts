@@ -18,6 +18,7 @@ import {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BackendError, type BackendErrorKind } from '../../src/backend/object-store.js';
 import { S3Backend } from '../../src/backend/s3-backend.js';
+import { awsChunkedBody } from '../support/aws-chunked.js';
 import { sdkClient, sha256Hex, signedRequest, xmlElement } from './support/rgw.js';
 
 const rgw = inject('rgw');
@@ -374,11 +375,7 @@ describe('Ceph RGW 16 behaviour the storage endpoint must handle (raw signed req
 
   it('refuses STREAMING-UNSIGNED-PAYLOAD-TRAILER with 400 XAmzContentSHA256Mismatch', async () => {
     const data = Buffer.from('trailer body');
-    const encoded = Buffer.concat([
-      Buffer.from(`${data.length.toString(16)}\r\n`),
-      data,
-      Buffer.from('\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n'),
-    ]);
+    const encoded = awsChunkedBody(data, data.length, { 'x-amz-checksum-crc32': 'AAAAAA==' });
     const res = await signedRequest(rgw, {
       method: 'PUT',
       path: `/${bucket}/trailer`,

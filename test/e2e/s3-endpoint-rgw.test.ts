@@ -26,7 +26,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { expectS3Error, pathStyleClient, virtualHostedClient } from '../support/s3/clients.js';
 import { createBucket } from '../support/s3/fixtures.js';
-import { awsChunkedBody, describeRawError, sendRaw, signedHeaders } from '../support/s3/raw-requests.js';
+import { awsChunkedBody } from '../support/aws-chunked.js';
+import { describeRawError, sendRaw, signedHeaders } from '../support/s3/raw-requests.js';
 
 const rgw = inject('rgw');
 const bucket = `e2e-endpoint-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;

@@ -13,7 +13,8 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { expect, it } from 'vitest';
-import { awsChunkedBody, queryString, signedHeaders } from '../../support/s3/raw-requests.js';
+import { awsChunkedBody, chunkFrame, lastChunk } from '../../support/aws-chunked.js';
+import { queryString, signedHeaders } from '../../support/s3/raw-requests.js';
 import { BUCKET_DENIED, describeClient, MiB } from '../support/client-suite.js';
 import { awsSdkJsDriver, type AwsSdkJsDriver } from '../support/drivers/aws-sdk-js.js';
 import { REGION, SDK_TIMEOUTS, storedEtag } from '../support/world.js';
@@ -168,8 +169,6 @@ describeClient('aws-sdk-js', awsSdkJsDriver, {
         },
       });
       const body = awsChunkedBody(data, data.length, { 'x-amz-checksum-crc32': checksum.toString('base64') });
-      const httpChunk = (bytes: Buffer): Buffer =>
-        Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]);
       const listQuery = { 'list-type': '2', prefix: 'refused/' };
       const listHeaders = await signedHeaders({
         credential: world.tenant.readOnly,
@@ -215,7 +214,8 @@ describeClient('aws-sdk-js', awsSdkJsDriver, {
       try {
         const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
         socket.write(`PUT ${path} HTTP/1.1\r\n${head.join('')}transfer-encoding: chunked\r\n\r\n`);
-        socket.write(httpChunk(body.subarray(0, 8)));
+        // the transfer coding's chunks have aws-chunked's grammar, one layer down
+        socket.write(chunkFrame(body.subarray(0, 8)));
         await receivedUntil(() => received.includes('</Error>'));
         expect(received).toMatch(/^HTTP\/1\.1 403 /);
         expect(received).toContain(
@@ -223,8 +223,8 @@ describeClient('aws-sdk-js', awsSdkJsDriver, {
         );
         expect(received.toLowerCase()).not.toContain('connection: close');
         // the rest of the body, as a client still streaming it sends it, then the next request
-        events.push(await write(httpChunk(body.subarray(8))));
-        events.push(await write('0\r\n\r\n'));
+        events.push(await write(chunkFrame(body.subarray(8))));
+        events.push(await write(lastChunk()));
         const listHead = Object.entries(listHeaders).map(([name, value]) => `${name}: ${value}\r\n`);
         const answered = received.length;
         events.push(

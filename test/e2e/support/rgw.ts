@@ -1,15 +1,15 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3Client } from '@aws-sdk/client-s3';
+import { awsChunkedBody, awsChunkedLength } from '../../support/aws-chunked.js';
 import type { E2eBackend } from '../global-setup.js';
 
 /** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
 const Sha256Hash = Hash.bind(null, 'sha256');
 
 export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
-const hmac = (key: Buffer | string, data: string): Buffer => createHmac('sha256', key).update(data).digest();
 
 /** An SDK client for setting up test data (plain uploads, no trailing checksums: RGW 16 refuses them). */
 export function sdkClient(rgw: E2eBackend): S3Client {
@@ -65,19 +65,11 @@ export async function signedRequest(rgw: E2eBackend, raw: RawRequest): Promise<R
   const headers: Record<string, string> = { host: url.host, ...raw.headers };
   const size = raw.streamingChunkSize;
   if (size !== undefined) {
+    const data = body ?? Buffer.alloc(0);
     headers['x-amz-content-sha256'] = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
-    headers['x-amz-decoded-content-length'] = String(body?.length ?? 0);
+    headers['x-amz-decoded-content-length'] = String(data.length);
     headers['content-encoding'] = 'aws-chunked';
-    const chunks: Buffer[] = [];
-    for (let at = 0; at < (body?.length ?? 0); at += size) chunks.push(body!.subarray(at, at + size));
-    chunks.push(Buffer.alloc(0));
-    // the encoded length is known before signing: every chunk signature is 64 hex digits
-    const encodedLength = chunks.reduce(
-      (sum, chunk) =>
-        sum + chunk.length.toString(16).length + ';chunk-signature='.length + 64 + 4 + chunk.length,
-      0,
-    );
-    headers['content-length'] = String(encodedLength);
+    headers['content-length'] = String(awsChunkedLength(data.length, size, [], { signed: true }));
     const signed = await signer.sign(
       {
         method: raw.method,
@@ -90,30 +82,15 @@ export async function signedRequest(rgw: E2eBackend, raw: RawRequest): Promise<R
       },
       { signingDate },
     );
-    const seed = /Signature=([0-9a-f]{64})/.exec(signed.headers.authorization ?? '')![1]!;
-    const amzDate = signed.headers['x-amz-date']!;
-    const day = amzDate.slice(0, 8);
-    const scope = `${day}/${rgw.region}/s3/aws4_request`;
-    const key = hmac(hmac(hmac(hmac(`AWS4${rgw.secretAccessKey}`, day), rgw.region), 's3'), 'aws4_request');
-    let previous = seed;
-    const parts: Buffer[] = [];
-    for (const chunk of chunks) {
-      const toSign = [
-        'AWS4-HMAC-SHA256-PAYLOAD',
-        amzDate,
-        scope,
-        previous,
-        sha256Hex(''),
-        sha256Hex(chunk),
-      ].join('\n');
-      previous = createHmac('sha256', key).update(toSign).digest('hex');
-      parts.push(
-        Buffer.from(`${chunk.length.toString(16)};chunk-signature=${previous}\r\n`),
-        chunk,
-        Buffer.from('\r\n'),
-      );
-    }
-    return send(url, raw, signed.headers, Buffer.concat(parts));
+    const encoded = awsChunkedBody(data, size, [], {
+      signing: {
+        secretAccessKey: rgw.secretAccessKey,
+        region: rgw.region,
+        amzDate: signed.headers['x-amz-date']!,
+        seedSignature: /Signature=([0-9a-f]{64})/.exec(signed.headers.authorization ?? '')![1]!,
+      },
+    });
+    return send(url, raw, signed.headers, encoded);
   }
   if (body !== undefined && !raw.chunked) headers['content-length'] = String(body.length);
   headers['x-amz-content-sha256'] ??= body === undefined ? sha256Hex('') : sha256Hex(body);

@@ -9,13 +9,13 @@ import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsChunkedBody } from '../../support/aws-chunked.js';
 import { EVENTUALLY_TIMEOUT_MS, eventually } from '../../support/eventually.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
 import { startRecordingBackend, type RecordingBackend } from '../../support/s3/recording-backend.js';
 import {
-  awsChunkedBody,
   describeRawError,
   sendRaw,
   sha256Hex,

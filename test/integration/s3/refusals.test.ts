@@ -42,6 +42,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsChunkedBody } from '../../support/aws-chunked.js';
 import { eventually } from '../../support/eventually.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
@@ -821,7 +822,7 @@ describe('operations the endpoint does not offer', () => {
       method: 'PUT',
       target: '/mine/signed-streaming.txt',
       headers,
-      body: '5;chunk-signature=00\r\nhello\r\n0;chunk-signature=00\r\n\r\n',
+      body: awsChunkedBody(Buffer.from('hello'), 5, [], { extension: ';chunk-signature=00' }),
     });
     expect(describeRawError(response)).toEqual({
       status: 501,

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsChunkedLength, chunkFrame } from '../../support/aws-chunked.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
@@ -76,7 +77,12 @@ for (const behind of ['the embedded store', 'the recording backend'] as const) {
       await backend?.stop();
     });
 
-    async function stalledPut(key: string, headers: Record<string, string>, payloadHash: string) {
+    async function stalledPut(
+      key: string,
+      headers: Record<string, string>,
+      payloadHash: string,
+      firstBytes: Buffer = Buffer.alloc(1_000, 0x61),
+    ) {
       const target = `/stalls/${key}`;
       const signed = await signedHeaders({
         credential: gateway.credential,
@@ -90,7 +96,7 @@ for (const behind of ['the embedded store', 'the recording backend'] as const) {
         method: 'PUT',
         target,
         headers: signed,
-        firstBytes: Buffer.alloc(1_000, 0x61),
+        firstBytes,
       });
     }
 
@@ -121,16 +127,21 @@ for (const behind of ['the embedded store', 'the recording backend'] as const) {
     });
 
     it('answers 400 RequestTimeout for an aws-chunked upload that stops between chunks', async () => {
-      const data = 64 * 1024;
+      const data = Buffer.alloc(64 * 1024, 0x61);
+      const chunkSize = data.length / 2;
+      // the trailer never goes out: only its length counts, in the Content-Length
+      const trailers = { 'x-amz-checksum-crc32': 'AAAAAA==' };
       const answer = await stalledPut(
         'chunked.bin',
         {
           'content-encoding': 'aws-chunked',
-          'x-amz-decoded-content-length': String(data),
+          'x-amz-decoded-content-length': String(data.length),
           'x-amz-trailer': 'x-amz-checksum-crc32',
-          'content-length': String(data + 200),
+          'content-length': String(awsChunkedLength(data.length, chunkSize, trailers)),
         },
         'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+        // the first of the two chunks, whole: the body stops at a chunk boundary
+        chunkFrame(data.subarray(0, chunkSize)),
       );
       expect(answer.status).toBe(400);
       expect(parseS3Error(answer.body).code).toBe('RequestTimeout');

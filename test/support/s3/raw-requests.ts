@@ -187,19 +187,6 @@ export function queryString(query: Record<string, string>): string {
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
 
-/** An `aws-chunked` body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) with the given trailers after the last chunk. */
-export function awsChunkedBody(data: Buffer, chunkSize: number, trailers: Record<string, string>): Buffer {
-  const parts: Buffer[] = [];
-  for (let offset = 0; offset < data.length; offset += chunkSize) {
-    const chunk = data.subarray(offset, offset + chunkSize);
-    parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
-  }
-  parts.push(Buffer.from('0\r\n'));
-  for (const [name, value] of Object.entries(trailers)) parts.push(Buffer.from(`${name}:${value}\r\n`));
-  parts.push(Buffer.from('\r\n'));
-  return Buffer.concat(parts);
-}
-
 export interface ParsedS3Error {
   code: string | undefined;
   message: string | undefined;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { AwsChunkedDecoder, type AwsChunkedDecoderOptions } from '../../../src/sigv4/aws-chunked.js';
-import { awsChunkedBody, bytewise, randomSplits, runThrough, testData } from './helpers.js';
+import { awsChunkedBody } from '../../support/aws-chunked.js';
+import { bytewise, randomSplits, runThrough, testData } from './helpers.js';
 
 const DATA = testData(70_000);
 const CRC_TRAILER = ['x-amz-checksum-crc32', 'AAAAAA=='] as const;

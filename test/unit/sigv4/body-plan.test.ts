@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { headerValue, type HeaderMap } from '../../../src/protocol/headers.js';
 import { openBody, planBody, type BodyPlan, type BodyPlanResult } from '../../../src/sigv4/body-plan.js';
 import { checksumHeaderName, digestOf, type ChecksumAlgorithm } from '../../../src/sigv4/checksums.js';
-import { awsChunkedBody, randomSplits, runThrough, testData } from './helpers.js';
+import { awsChunkedBody } from '../../support/aws-chunked.js';
+import { randomSplits, runThrough, testData } from './helpers.js';
 
 const DATA = testData(40_000, 5);
 const ALGORITHMS: readonly ChecksumAlgorithm[] = ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'];

@@ -190,35 +190,6 @@ export function bytewise(data: Buffer): Buffer[] {
   return splitBySizes(data, [1]);
 }
 
-export interface ChunkedBodyOptions {
-  /** Appended to every size line, e.g. ';chunk-signature=...'. */
-  readonly extension?: string;
-  /** Leave out the blank line that ends the trailer section. */
-  readonly omitFinalCrlf?: boolean;
-}
-
-/** Builds an aws-chunked body the way the AWS SDKs frame STREAMING-UNSIGNED-PAYLOAD-TRAILER uploads. */
-export function awsChunkedBody(
-  data: Buffer,
-  chunkSize: number,
-  trailers: readonly (readonly [string, string])[] = [],
-  options: ChunkedBodyOptions = {},
-): Buffer {
-  const parts: Buffer[] = [];
-  for (let offset = 0; offset < data.length; offset += chunkSize) {
-    const piece = data.subarray(offset, offset + chunkSize);
-    parts.push(
-      Buffer.from(`${piece.length.toString(16)}${options.extension ?? ''}\r\n`),
-      piece,
-      Buffer.from('\r\n'),
-    );
-  }
-  parts.push(Buffer.from(`0${options.extension ?? ''}\r\n`));
-  for (const [name, value] of trailers) parts.push(Buffer.from(`${name}:${value}\r\n`));
-  if (options.omitFinalCrlf !== true) parts.push(Buffer.from('\r\n'));
-  return Buffer.concat(parts);
-}
-
 /** Deterministic test data of the given length. */
 export function testData(length: number, seed = 7): Buffer {
   const random = seededRandom(seed);
