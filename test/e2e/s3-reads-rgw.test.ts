@@ -324,8 +324,8 @@ describe('a bucket versioned at the store', () => {
       bucket,
       '--key',
       'doc.txt',
-      '--version-id',
-      versions[0]!,
+      // One argument with '=': RGW's version ids may start with '-', which aws-cli reads as an option.
+      `--version-id=${versions[0]!}`,
       file,
     ]);
     expect(first.ok).toBe(true);
@@ -360,8 +360,7 @@ describe('a bucket versioned at the store', () => {
       bucket,
       '--key',
       'doc.txt',
-      '--version-id',
-      versions[1]!,
+      `--version-id=${versions[1]!}`,
     ]);
     expect(removed.ok).toBe(true);
     const [restored, nowLatest, gone] = await boto3(reader, [
@@ -383,8 +382,7 @@ describe('a bucket versioned at the store', () => {
       bucket,
       '--key',
       'doc.txt',
-      '--version-id',
-      versions[0]!,
+      `--version-id=${versions[0]!}`,
     ]);
     expect(refused).toEqual({ ok: false, code: 'AccessDenied', message: 'Access to this bucket is denied.' });
   });
