@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onCleanup } from './cleanup.js';
-import { createBucketWithCredential } from './control-plane.js';
 import type { DatabaseServer } from './database.js';
 import { sleep } from './measure.js';
 import { freePorts } from './ports.js';
 import { commandLine, commandName, processTree } from './proc.js';
 import type { Credential } from './sign.js';
+import { login } from '../test/support/control-plane.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUILD_DIR = '.bench-dist';
@@ -217,14 +217,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         throw new Error(`the gateway was not ready within ${START_TIMEOUT_MS / 1000} s`);
       await sleep(100);
     }
+    // What a user does before using the storage endpoint: a bucket, and a credential scoped to it.
     const bucket = `bench-${randomBytes(4).toString('hex')}`;
-    const access = await createBucketWithCredential(controlUrl, ADMIN, bucket);
+    const control = await login(controlUrl, ADMIN.email, ADMIN.password);
+    await control.createBucket(bucket);
+    const credential = await control.createCredential('benchmark', {
+      buckets: [bucket],
+      level: 'read-write',
+    });
     return {
       pid,
       s3Url,
       mode: database === null ? 'development' : 'production',
-      bucket: access.bucket,
-      credential: access.credential,
+      bucket,
+      credential,
       logBytes: () => logBytes,
       logQuiet: async (quietMs, maxMs) => {
         const started = Date.now();

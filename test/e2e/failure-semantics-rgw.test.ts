@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ControlClient } from '../support/control-plane.js';
 import { eventually } from '../support/eventually.js';
 import {
   startTestGateway,
@@ -235,10 +236,9 @@ describe('a PostgreSQL that stops and starts again', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBeDefined();
     expect(parseS3Error(refused.body).code).toBe('ServiceUnavailable');
-    const login = await fetch(`${gateway.controlUrl}/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+    const login = await new ControlClient(gateway.controlUrl).post('/v1/auth/login', {
+      email: TEST_ADMIN_EMAIL,
+      password: TEST_ADMIN_PASSWORD,
     });
     expect(login.status).toBe(503);
     expect(login.headers.get('content-type')).toMatch(/^application\/problem\+json/);

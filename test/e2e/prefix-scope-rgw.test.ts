@@ -10,7 +10,7 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ControlPlane } from '../support/control-plane.js';
+import { login, type ControlClient } from '../support/control-plane.js';
 import {
   startTestGateway,
   TEST_ADMIN_EMAIL,
@@ -25,7 +25,7 @@ const bucket = `e2e-prefix-${Date.now().toString(36)}${Math.floor(Math.random() 
 const DENIED = { code: 'AccessDenied', status: 403, message: 'Access to this bucket is denied.' };
 
 let gateway: TestGateway;
-let control: ControlPlane;
+let control: ControlClient;
 let key: TestCredential;
 
 beforeAll(async () => {
@@ -35,7 +35,7 @@ beforeAll(async () => {
     GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
     GATEWAY_BACKEND_REGION: rgw.region,
   });
-  control = await ControlPlane.login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+  control = await login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
   await control.createBucket(bucket);
   const owner = pathStyleClient(gateway);
   for (const Key of ['users/42/mine.txt', 'users/43/theirs.txt'])

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CliUser, describeCli } from '../support/cli.js';
+import { ControlClient } from '../support/control-plane.js';
 import { eventually } from '../support/eventually.js';
 import {
   startTestGateway,
@@ -68,10 +69,8 @@ function exportsOf(text: string): Record<string, string> {
 async function storedTokenExpired(user: CliUser, profile = 'default'): Promise<void> {
   const token = user.readProfile(profile).session.accessToken as string;
   await eventually('the gateway refuses the stored access token as expired', async () => {
-    const answer = await fetch(`${gateway.controlUrl}/v1/me`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    return answer.status === 401 && ((await answer.json()) as { code: string }).code === 'token_expired';
+    const answer = await new ControlClient(gateway.controlUrl, token).get('/v1/me');
+    return answer.status === 401 && answer.body.code === 'token_expired';
   });
 }
 

@@ -1,5 +1,6 @@
 import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { login, type ControlClient } from '../support/control-plane.js';
 import {
   startTestGateway,
   TEST_ADMIN_EMAIL,
@@ -13,20 +14,7 @@ import {
  */
 describe('control plane and storage endpoint together', () => {
   let gw: TestGateway;
-  let token: string;
-
-  async function api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-    const response = await fetch(`${gw.controlUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : null };
-  }
+  let control: ControlClient;
 
   function s3(credential: { accessKeyId: string; secret: string }): S3Client {
     return new S3Client({
@@ -54,37 +42,31 @@ describe('control plane and storage endpoint together', () => {
 
   beforeAll(async () => {
     gw = await startTestGateway();
-    const login = await fetch(`${gw.controlUrl}/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
-    });
-    expect(login.status).toBe(200);
-    token = ((await login.json()) as { access_token: string }).access_token;
+    control = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
   });
   afterAll(() => gw.stop());
 
   it('walks the whole path', async () => {
     const bucket = 'e2e-photos';
-    expect((await api('POST', '/v1/buckets', { name: bucket })).status).toBe(201);
+    expect((await control.post('/v1/buckets', { name: bucket })).status).toBe(201);
 
-    const writer = await api('POST', '/v1/credentials', {
+    const writer = await control.post('/v1/credentials', {
       name: 'writer',
       scope: { buckets: [bucket], level: 'read-write' },
     });
     expect(writer.status).toBe(201);
-    const reader = await api('POST', '/v1/credentials', {
+    const reader = await control.post('/v1/credentials', {
       name: 'reader',
       scope: { buckets: [bucket], level: 'read-only' },
     });
     expect(reader.status).toBe(201);
     const writerKey = {
-      accessKeyId: writer.json.accessKeyId as string,
-      secret: writer.json.secret as string,
+      accessKeyId: writer.body.accessKeyId as string,
+      secret: writer.body.secret as string,
     };
     const readerKey = {
-      accessKeyId: reader.json.accessKeyId as string,
-      secret: reader.json.secret as string,
+      accessKeyId: reader.body.accessKeyId as string,
+      secret: reader.body.secret as string,
     };
 
     // Upload with the read-write credential, read with the read-only one.
@@ -102,7 +84,7 @@ describe('control plane and storage endpoint together', () => {
     });
 
     // Revoke: the id no longer exists.
-    expect((await api('DELETE', `/v1/credentials/${writerKey.accessKeyId}`)).status).toBe(204);
+    expect((await control.delete(`/v1/credentials/${writerKey.accessKeyId}`)).status).toBe(204);
     const revoked = await s3Error(
       s3(writerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' })),
     );
@@ -110,11 +92,12 @@ describe('control plane and storage endpoint together', () => {
     expect(revoked.status).toBe(403);
 
     // Suspend the organisation: every storage request refused, nothing deleted.
-    const organisation = await api('GET', '/v1/me/organisation');
+    const organisation = await control.get('/v1/me/organisation');
     expect(organisation.status).toBe(200);
-    const organisationId = organisation.json.id as string;
+    const organisationId = organisation.body.id as string;
     expect(
-      (await api('POST', `/v1/organisations/${organisationId}/suspend`, { reason: 'unpaid invoice' })).status,
+      (await control.post(`/v1/organisations/${organisationId}/suspend`, { reason: 'unpaid invoice' }))
+        .status,
     ).toBe(200);
     const accountProblem = {
       code: 'AccountProblem',
@@ -126,51 +109,51 @@ describe('control plane and storage endpoint together', () => {
       await s3Error(s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))),
     ).toEqual(accountProblem);
     // A key issued while suspended changes nothing; creating a bucket is refused as suspended.
-    const issued = await api('POST', '/v1/credentials', {
+    const issued = await control.post('/v1/credentials', {
       name: 'issued while suspended',
       scope: { buckets: ['*'], level: 'read-write' },
     });
     expect(issued.status).toBe(201);
     const issuedKey = {
-      accessKeyId: issued.json.accessKeyId as string,
-      secret: issued.json.secret as string,
+      accessKeyId: issued.body.accessKeyId as string,
+      secret: issued.body.secret as string,
     };
     expect(
       await s3Error(s3(issuedKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))),
     ).toEqual(accountProblem);
-    const refusedBucket = await api('POST', '/v1/buckets', { name: 'e2e-during-suspension' });
-    expect({ status: refusedBucket.status, code: refusedBucket.json.code }).toEqual({
+    const refusedBucket = await control.post('/v1/buckets', { name: 'e2e-during-suspension' });
+    expect({ status: refusedBucket.status, code: refusedBucket.body.code }).toEqual({
       status: 403,
       code: 'account_suspended',
     });
     // Public-bucket reads are refused too.
-    expect((await api('PATCH', `/v1/buckets/${bucket}`, { public: true })).status).toBe(200);
+    expect((await control.patch(`/v1/buckets/${bucket}`, { public: true })).status).toBe(200);
     const publicRead = await fetch(`${gw.s3Url}/${bucket}/cat.txt`, {
       headers: { 'user-agent': 'e2e-test/1' },
     });
     expect(publicRead.status).toBe(403);
     expect(await publicRead.text()).toContain('<Code>AccountProblem</Code>');
-    expect((await api('PATCH', `/v1/buckets/${bucket}`, { public: false })).status).toBe(200);
+    expect((await control.patch(`/v1/buckets/${bucket}`, { public: false })).status).toBe(200);
 
     // Reinstate and read again: the data is still there.
-    expect((await api('POST', `/v1/organisations/${organisationId}/reinstate`)).status).toBe(200);
+    expect((await control.post(`/v1/organisations/${organisationId}/reinstate`)).status).toBe(200);
     const again = await s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }));
     expect(await again.Body?.transformToString()).toBe('meow');
 
     // Presign a GET with the reader and fetch it with no SDK at all.
-    const presigned = await api('POST', `/v1/buckets/${bucket}/presign`, {
+    const presigned = await control.post(`/v1/buckets/${bucket}/presign`, {
       key: 'cat.txt',
       method: 'GET',
       expiresIn: 300,
       accessKeyId: readerKey.accessKeyId,
     });
     expect(presigned.status).toBe(200);
-    const fetched = await fetch(presigned.json.url as string, { headers: presigned.json.headers ?? {} });
+    const fetched = await fetch(presigned.body.url as string, { headers: presigned.body.headers ?? {} });
     expect(fetched.status).toBe(200);
     expect(await fetched.text()).toBe('meow');
 
     // A CORS rule for one origin: its preflight passes, another origin's fails.
-    const cors = await api('PUT', `/v1/buckets/${bucket}/cors`, {
+    const cors = await control.put(`/v1/buckets/${bucket}/cors`, {
       rules: [
         { allowedOrigins: ['https://app.example'], allowedMethods: ['GET', 'PUT'], allowedHeaders: ['*'] },
       ],

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliUser } from '../support/cli.js';
+import { ControlClient } from '../support/control-plane.js';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../support/database.js';
 import { buildGateway, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { startRecordingBackend, type RecordingBackend } from '../support/s3/recording-backend.js';
@@ -64,12 +65,7 @@ async function runBannerCommands(banner: string, gateway: GatewayProcess): Promi
 }
 
 async function login(controlUrl: string, email: string, password: string): Promise<number> {
-  const response = await fetch(`${controlUrl}/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  return response.status;
+  return (await new ControlClient(controlUrl).post('/v1/auth/login', { email, password })).status;
 }
 
 // A failed start and a first start of the compiled gateway with its embedded database and object

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlClient } from '../support/control-plane.js';
 import { eventually } from '../support/eventually.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { answersOnNewConnection } from '../support/listener.js';
@@ -131,7 +132,8 @@ describe('graceful shutdown', () => {
       const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'drain-first', Key: 'big.bin' }), {
         expiresIn: 60,
       });
-      expect((await fetch(`${gw.controlUrl}/v1/health`)).status).toBe(200);
+      const control = new ControlClient(gw.controlUrl);
+      expect((await control.get('/v1/health')).status).toBe(200);
 
       // The download reads its first chunk, then holds still until the listeners have closed.
       const download = heldDownload(url);
@@ -144,9 +146,9 @@ describe('graceful shutdown', () => {
       await eventually('shutdown began draining', () => gw.gateway.context.lifecycle.draining);
 
       // During the drain: not ready, saying why, while both listeners still answer.
-      const health = await fetch(`${gw.controlUrl}/v1/health`);
+      const health = await control.get('/v1/health');
       expect(health.status).toBe(503);
-      expect(await health.json()).toEqual({
+      expect(health.body).toEqual({
         status: 'unavailable',
         checks: {
           database: { status: 'ok' },

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlClient } from '../support/control-plane.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { buildGateway } from '../support/gateway-process.js';
 import { startRecordingBackend, type RecordingBackend } from '../support/s3/recording-backend.js';
@@ -200,8 +201,9 @@ describe('a production install (npm ci --omit=dev, compiled build, as the Docker
       });
       expect(started.mode).toBe('production');
 
-      const health = await fetch(`${started.control}/v1/health`);
-      expect(health.status, await health.clone().text()).toBe(200);
+      const control = new ControlClient(started.control as string);
+      const health = await control.get('/v1/health');
+      expect(health.status, health.text).toBe(200);
       expect((await fetch(`${started.control}/docs/`)).status).toBe(200);
 
       const written = JSON.parse(
@@ -210,10 +212,9 @@ describe('a production install (npm ci --omit=dev, compiled build, as the Docker
         admin: { email: string; password: string };
         storageCredential: { accessKeyId: string; secretAccessKey: string };
       };
-      const login = await fetch(`${started.control}/v1/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: written.admin.email, password: written.admin.password }),
+      const login = await control.post('/v1/auth/login', {
+        email: written.admin.email,
+        password: written.admin.password,
       });
       expect(login.status).toBe(200);
 

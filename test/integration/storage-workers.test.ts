@@ -9,7 +9,7 @@ import path from 'node:path';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlane, type StorageKey } from '../support/control-plane.js';
+import { login, type ControlClient, type StorageKey } from '../support/control-plane.js';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 import {
@@ -65,7 +65,7 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-workers-'));
   let database: TestDatabase | null = null;
   let gateway: GatewayProcess;
-  let control: ControlPlane;
+  let control: ControlClient;
   let key: StorageKey;
 
   beforeAll(async () => {
@@ -84,7 +84,7 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
       GATEWAY_LOG_LEVEL: 'info',
       ...(database === null ? {} : { DATABASE_URL: database.url }),
     });
-    control = await ControlPlane.login(gateway.controlUrl, ADMIN_EMAIL, ADMIN_PASSWORD);
+    control = await login(gateway.controlUrl, ADMIN_EMAIL, ADMIN_PASSWORD);
     await control.createBucket(BUCKET);
     key = await control.createCredential('workers', { buckets: [BUCKET], level: 'read-write' });
   }, 120_000);

@@ -1,7 +1,25 @@
 /**
- * The control plane as an operator drives it: JSON over HTTP with a person's bearer token. The
- * e2e suite sets up every organisation, user, bucket, credential and CORS rule through it.
+ * The control plane as its users drive it: JSON over HTTP with a person's bearer token (and refresh
+ * cookie). One client for the unit, integration and e2e suites and the benchmark: raw answers
+ * (status, headers, body) for tests that assert what the API refuses, and typed helpers that set up
+ * organisations, buckets, credentials and CORS rules and throw on any answer but the expected one.
+ * It does not use vitest, so the benchmark can run it outside a test runner.
  */
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON for a JSON answer, else the text. */
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Overrides the client's token; null sends no Authorization header. */
+  token?: string | null;
+}
 
 export interface StorageKey {
   accessKeyId: string;
@@ -32,78 +50,72 @@ export interface Presigned {
   expiresAt: string;
 }
 
-async function send(
-  baseUrl: string,
-  method: string,
-  path: string,
-  token: string | null,
-  body: unknown,
-): Promise<{ status: number; json: any; text: string }> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text === '' ? null : JSON.parse(text);
-  } catch {
-    json = null;
-  }
-  return { status: response.status, json, text };
-}
+/**
+ * The benchmark runs outside a test runner, where nothing else would end a call to a control plane
+ * that hangs; in the suites the test's own timeout comes first.
+ */
+const REQUEST_TIMEOUT_MS = 30_000;
 
-async function expectStatus(
-  baseUrl: string,
-  method: string,
-  path: string,
-  token: string | null,
-  body: unknown,
-  expected: number,
-): Promise<any> {
-  const answer = await send(baseUrl, method, path, token, body);
-  if (answer.status !== expected) {
-    throw new Error(`${method} ${path}: expected ${expected}, got ${answer.status}: ${answer.text}`);
-  }
-  return answer.json;
-}
+/** One person's session with the control plane (or nobody's, with no token). */
+export class ControlClient {
+  readonly baseUrl: string;
+  token: string | null;
+  refreshCookie: string | null;
 
-export class ControlPlane {
-  private constructor(
-    readonly baseUrl: string,
-    private readonly token: string,
-    readonly userEmail: string,
-  ) {}
-
-  static async login(baseUrl: string, email: string, password: string): Promise<ControlPlane> {
-    const answer = await expectStatus(baseUrl, 'POST', '/v1/auth/login', null, { email, password }, 200);
-    return new ControlPlane(baseUrl, answer.access_token as string, email);
+  constructor(baseUrl: string, token: string | null = null, refreshCookie: string | null = null) {
+    this.baseUrl = baseUrl;
+    this.token = token;
+    this.refreshCookie = refreshCookie;
   }
 
-  /** Accepts an invitation (creating the user), which logs the new user in. */
-  static async acceptInvitation(
-    baseUrl: string,
-    invitationToken: string,
-    user: { email: string; password: string; name: string },
-  ): Promise<ControlPlane> {
-    const answer = await expectStatus(
-      baseUrl,
-      'POST',
-      '/v1/auth/invitations/accept',
-      null,
-      { token: invitationToken, password: user.password, name: user.name },
-      200,
-    );
-    if (answer.user?.email !== user.email) throw new Error(`invitation accepted for ${answer.user?.email}`);
-    return new ControlPlane(baseUrl, answer.access_token as string, user.email);
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    const token = options.token === undefined ? this.token : options.token;
+    if (token !== null && headers.authorization === undefined) headers.authorization = `Bearer ${token}`;
+    if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') body = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body, text };
   }
 
-  call(method: string, path: string, body: unknown, expected: number): Promise<any> {
-    return expectStatus(this.baseUrl, method, path, this.token, body, expected);
+  get(path: string, options?: RequestOptions) {
+    return this.request('GET', path, options);
+  }
+  post(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request('POST', path, { ...options, body });
+  }
+  put(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request('PUT', path, { ...options, body });
+  }
+  patch(path: string, body?: unknown, options: RequestOptions = {}) {
+    return this.request('PATCH', path, { ...options, body });
+  }
+  delete(path: string, options?: RequestOptions) {
+    return this.request('DELETE', path, options);
+  }
+
+  /** POSTs to a refresh-cookie endpoint with this client's cookie (or the one given). */
+  withCookie(path: string, cookie: string | null = this.refreshCookie) {
+    return this.request('POST', path, {
+      token: null,
+      headers: cookie === null ? {} : { cookie: `gw_refresh=${cookie}` },
+    });
+  }
+
+  /** The body of an answer with exactly the `expected` status; any other status throws, with the answer. */
+  async call(method: string, path: string, body: unknown, expected: number): Promise<any> {
+    const answer = await this.request(method, path, { body });
+    if (answer.status !== expected) {
+      throw new Error(`${method} ${path}: expected ${expected}, got ${answer.status}: ${answer.text}`);
+    }
+    return answer.body;
   }
 
   /** Platform admins: a new organisation and the one-time invitation token of its first owner. */
@@ -171,4 +183,82 @@ export class ControlPlane {
     }
     await this.call('DELETE', `/v1/buckets/${bucket}`, undefined, 204);
   }
+}
+
+/** The refresh token a response set, or null. */
+export function refreshCookieOf(response: ApiResponse): string | null {
+  const cookie = response.headers.getSetCookie().find((value) => value.startsWith('gw_refresh='));
+  if (cookie === undefined) return null;
+  const value = cookie.slice('gw_refresh='.length).split(';')[0] as string;
+  return value === '' ? null : value;
+}
+
+export function setCookieHeader(response: ApiResponse): string {
+  const cookie = response.headers.getSetCookie().find((value) => value.startsWith('gw_refresh='));
+  if (cookie === undefined) throw new Error('no refresh cookie was set');
+  return cookie;
+}
+
+/** A client logged in with this email and password (their access token and refresh cookie). */
+export async function login(baseUrl: string, email: string, password: string): Promise<ControlClient> {
+  const response = await new ControlClient(baseUrl).post('/v1/auth/login', { email, password });
+  if (response.status !== 200)
+    throw new Error(`login as ${email}: HTTP ${response.status}: ${response.text}`);
+  return new ControlClient(baseUrl, response.body.access_token, refreshCookieOf(response));
+}
+
+/** Accepts an invitation (creating the user), which logs the new user in. */
+export async function acceptInvitation(
+  baseUrl: string,
+  invitationToken: string,
+  user: { email?: string; password: string; name: string },
+): Promise<{ client: ControlClient; userId: string }> {
+  const accepted = await new ControlClient(baseUrl).post('/v1/auth/invitations/accept', {
+    token: invitationToken,
+    password: user.password,
+    name: user.name,
+  });
+  if (accepted.status !== 200) {
+    throw new Error(`accepting an invitation: HTTP ${accepted.status}: ${accepted.text}`);
+  }
+  if (user.email !== undefined && accepted.body.user?.email !== user.email) {
+    throw new Error(`invitation accepted for ${accepted.body.user?.email}, not ${user.email}`);
+  }
+  return {
+    client: new ControlClient(baseUrl, accepted.body.access_token, refreshCookieOf(accepted)),
+    userId: accepted.body.user.id as string,
+  };
+}
+
+let people = 0;
+
+/** Invites a person into the inviter's organisation with a role, accepts, and logs them in. */
+export async function addMember(
+  inviter: ControlClient,
+  role: 'owner' | 'admin' | 'member',
+  password = 'a member password 123',
+): Promise<{ client: ControlClient; email: string; userId: string; password: string }> {
+  people += 1;
+  const email = `person${people}-${Date.now()}@example.test`;
+  const invited = await inviter.call('POST', '/v1/organisation/members', { email, role }, 201);
+  const { client, userId } = await acceptInvitation(inviter.baseUrl, invited.invitation.token, {
+    password,
+    name: `Person ${people}`,
+  });
+  return { client, email, userId, password };
+}
+
+/** A second organisation (created by the platform admin) with its owner logged in. */
+export async function addOrganisation(
+  platformAdmin: ControlClient,
+  name: string,
+): Promise<{ owner: ControlClient; organisationId: string; email: string }> {
+  const email = `owner-of-${name}@example.test`;
+  const created = await platformAdmin.createOrganisation(name, email);
+  const { client } = await acceptInvitation(platformAdmin.baseUrl, created.invitationToken, {
+    email,
+    password: 'an owner password 123',
+    name: `Owner of ${name}`,
+  });
+  return { owner: client, organisationId: created.id, email };
 }

@@ -12,7 +12,7 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { ControlPlane, type StorageKey } from '../../support/control-plane.js';
+import { acceptInvitation, login, type ControlClient, type StorageKey } from '../../support/control-plane.js';
 import { startForwardProxy, type ForwardProxy } from './forward-proxy.js';
 
 export const REGION = 'us-east-1';
@@ -31,7 +31,7 @@ export const SDK_TIMEOUTS = {
 
 export interface Tenant {
   organisationId: string;
-  owner: ControlPlane;
+  owner: ControlClient;
   /** The bucket the tenant's credentials are scoped to. */
   bucket: string;
 }
@@ -49,7 +49,7 @@ export interface AccessLogEntry {
 
 export interface World {
   gateway: TestGateway;
-  admin: ControlPlane;
+  admin: ControlClient;
   /** http://127.0.0.1:<port>, the path-style storage URL. */
   s3Url: string;
   s3Port: number;
@@ -78,12 +78,12 @@ export function uniqueName(prefix: string): string {
 
 /** An organisation made by the platform admin, whose new owner logs in by accepting the invitation. */
 async function createTenant(
-  admin: ControlPlane,
+  admin: ControlClient,
   label: string,
-): Promise<{ id: string; owner: ControlPlane }> {
+): Promise<{ id: string; owner: ControlClient }> {
   const email = `owner@${label}.e2e.test`;
   const organisation = await admin.createOrganisation(`e2e ${label}`, email);
-  const owner = await ControlPlane.acceptInvitation(admin.baseUrl, organisation.invitationToken, {
+  const { client: owner } = await acceptInvitation(admin.baseUrl, organisation.invitationToken, {
     email,
     password: OWNER_PASSWORD,
     name: `Owner of ${label}`,
@@ -108,7 +108,7 @@ export async function startWorld(label: string, rgw: E2eBackend): Promise<World>
     }
     const s3Port = Number(new URL(gateway.s3Url).port);
     const domain = gateway.config.s3.domain;
-    const admin = await ControlPlane.login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const admin = await login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
 
     const main = await createTenant(admin, label);
     const bucket = uniqueName(`e2e-${label}`);

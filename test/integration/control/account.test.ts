@@ -5,7 +5,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { addMember, ControlClient, expectInvalidFields, expectProblem, login } from './client.js';
+import { addMember, ControlClient, login } from '../../support/control-plane.js';
+import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
 let admin: ControlClient;
@@ -29,7 +30,7 @@ describe('GET and PATCH /v1/me', () => {
       platformAdmin: true,
       organisationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
-    const member = await addMember(gw, admin, 'member');
+    const member = await addMember(admin, 'member');
     expect((await member.client.get('/v1/me')).body).toMatchObject({
       id: member.userId,
       email: member.email,
@@ -39,7 +40,7 @@ describe('GET and PATCH /v1/me', () => {
   });
 
   it('changes the display name, validating it', async () => {
-    const { client } = await addMember(gw, admin, 'member');
+    const { client } = await addMember(admin, 'member');
     const renamed = await client.patch('/v1/me', { name: 'Ada Lovelace' });
     expect(renamed.status).toBe(200);
     expect(renamed.body.name).toBe('Ada Lovelace');
@@ -64,7 +65,7 @@ describe('GET /v1/me/organisation', () => {
   });
 
   it('is a problem for a person without an organisation', async () => {
-    const removed = await addMember(gw, admin, 'member');
+    const removed = await addMember(admin, 'member');
     expect((await admin.delete(`/v1/organisation/members/${removed.userId}`)).status).toBe(204);
     const again = await login(gw.controlUrl, removed.email, removed.password);
     expect((await again.get('/v1/me')).body).toMatchObject({ role: null, organisationId: null });
@@ -74,7 +75,7 @@ describe('GET /v1/me/organisation', () => {
 
 describe('PUT /v1/me/password', () => {
   it('needs the current password, then ends every other session', async () => {
-    const person = await addMember(gw, admin, 'member');
+    const person = await addMember(admin, 'member');
     const other = await login(gw.controlUrl, person.email, person.password);
 
     const wrong = await person.client.put('/v1/me/password', {
@@ -110,7 +111,7 @@ describe('PUT /v1/me/password', () => {
 
 describe('sessions', () => {
   it('lists the active sessions newest first, marks the current one, and pages', async () => {
-    const person = await addMember(gw, admin, 'member');
+    const person = await addMember(admin, 'member');
     const second = await login(gw.controlUrl, person.email, person.password);
     const third = await login(gw.controlUrl, person.email, person.password);
 
@@ -146,7 +147,7 @@ describe('sessions', () => {
   });
 
   it('ends one session, which stops its access token at once', async () => {
-    const person = await addMember(gw, admin, 'member');
+    const person = await addMember(admin, 'member');
     const other = await login(gw.controlUrl, person.email, person.password);
     const sessions = await person.client.get('/v1/me/sessions');
     const otherSession = sessions.body.items.find((session: { current: boolean }) => !session.current);
@@ -168,7 +169,7 @@ describe('sessions', () => {
   });
 
   it('records logins, renames, password changes and ended sessions in the audit log', async () => {
-    const person = await addMember(gw, admin, 'member');
+    const person = await addMember(admin, 'member');
     const second = await login(gw.controlUrl, person.email, person.password);
     await person.client.patch('/v1/me', { name: 'Audited Person' });
     await person.client.put('/v1/me/password', {
@@ -201,7 +202,7 @@ describe('sessions', () => {
   });
 
   it('logs out everywhere', async () => {
-    const person = await addMember(gw, admin, 'member');
+    const person = await addMember(admin, 'member');
     const other = await login(gw.controlUrl, person.email, person.password);
     expect((await person.client.delete('/v1/me/sessions')).status).toBe(204);
     expectProblem(await person.client.get('/v1/me'), 401, 'session_ended');

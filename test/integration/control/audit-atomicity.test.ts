@@ -10,9 +10,9 @@ import {
   addOrganisation,
   type ApiResponse,
   ControlClient,
-  expectProblem,
   login,
-} from './client.js';
+} from '../../support/control-plane.js';
+import { expectProblem } from '../../support/problems.js';
 
 /**
  * Every control-plane write lands together with its audit entry or not at all: with the audit
@@ -136,7 +136,7 @@ describe('a write whose audit entry cannot be stored is rolled back', () => {
 
   it('organisations: suspend, reinstate and settings', async () => {
     const { store } = gw.gateway.context;
-    const tenant = await addOrganisation(gw, owner, 'atomic-tenant');
+    const tenant = await addOrganisation(owner, 'atomic-tenant');
     expect((await store.cache.organisation(tenant.organisationId))?.status).toBe('active');
     await withAuditRefused('organisation.suspend', () =>
       owner.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: 'unaudited' }),
@@ -162,7 +162,7 @@ describe('a write whose audit entry cannot be stored is rolled back', () => {
 
   it('people: rename, invitations and ended sessions', async () => {
     const { sql } = gw.gateway.context.store.db;
-    const person = await addMember(gw, owner, 'member');
+    const person = await addMember(owner, 'member');
     const before = (await person.client.get('/v1/me')).body.name;
     await withAuditRefused('user.rename', () => person.client.patch('/v1/me', { name: 'Unaudited' }));
     expect((await person.client.get('/v1/me')).body.name).toBe(before);

@@ -6,14 +6,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import {
-  ControlClient,
-  expectInvalidFields,
-  expectProblem,
-  login,
-  refreshCookieOf,
-  setCookieHeader,
-} from './client.js';
+import { ControlClient, login, refreshCookieOf, setCookieHeader } from '../../support/control-plane.js';
+import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
 let anonymous: ControlClient;

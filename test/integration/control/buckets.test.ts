@@ -6,14 +6,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import {
-  addMember,
-  addOrganisation,
-  ControlClient,
-  expectInvalidFields,
-  expectProblem,
-  login,
-} from './client.js';
+import { addMember, addOrganisation, ControlClient, login } from '../../support/control-plane.js';
+import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
 let owner: ControlClient;
@@ -27,7 +21,7 @@ async function putObject(bucket: string, key: string, body = 'content'): Promise
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE: '1000' });
   owner = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-  member = (await addMember(gw, owner, 'member')).client;
+  member = (await addMember(owner, 'member')).client;
   const { backend } = gw.gateway.context;
   backendClient = new S3Client({
     endpoint: backend.endpoint.toString(),
@@ -52,6 +46,7 @@ describe('bucket lifecycle', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       cors: { ruleCount: 0, allowedOrigins: [] },
+      quota: { maxBytes: null, maxObjects: null },
     });
     // It exists on the object store: objects can be written to it.
     await putObject('lifecycle-one', 'hello.txt');
@@ -90,7 +85,7 @@ describe('bucket lifecycle', () => {
   it('treats names as global: taken here or in another organisation is a conflict', async () => {
     await owner.post('/v1/buckets', { name: 'globally-unique' });
     expectProblem(await owner.post('/v1/buckets', { name: 'globally-unique' }), 409, 'bucket_name_taken');
-    const other = await addOrganisation(gw, owner, 'bucket-rival');
+    const other = await addOrganisation(owner, 'bucket-rival');
     expectProblem(
       await other.owner.post('/v1/buckets', { name: 'globally-unique' }),
       409,
@@ -148,7 +143,7 @@ describe('bucket lifecycle', () => {
   });
 
   it('hides other organisations\u2019 buckets', async () => {
-    const other = await addOrganisation(gw, owner, 'bucket-stranger');
+    const other = await addOrganisation(owner, 'bucket-stranger');
     expect((await other.owner.post('/v1/buckets', { name: 'stranger-bucket' })).status).toBe(201);
     const theirRules = { rules: [{ allowedOrigins: ['https://stranger.example'], allowedMethods: ['GET'] }] };
     expect((await other.owner.put('/v1/buckets/stranger-bucket/cors', theirRules)).status).toBe(200);

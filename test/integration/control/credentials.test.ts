@@ -5,14 +5,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import {
-  addMember,
-  addOrganisation,
-  ControlClient,
-  expectInvalidFields,
-  expectProblem,
-  login,
-} from './client.js';
+import { addMember, addOrganisation, ControlClient, login } from '../../support/control-plane.js';
+import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
 let owner: ControlClient;
@@ -270,7 +264,7 @@ describe('rotating and revoking', () => {
 
 describe('who may manage which credentials', () => {
   it('lets a member manage only the credentials they created', async () => {
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     const ownersCredential = (await owner.post('/v1/credentials', { name: 'owners', scope: readOnlyPhotos }))
       .body.accessKeyId;
     const mine = await member.client.post('/v1/credentials', { name: 'mine', scope: readOnlyPhotos });
@@ -292,7 +286,7 @@ describe('who may manage which credentials', () => {
       'forbidden',
     );
     // Another member's credential is as much out of reach as the owner's.
-    const colleague = await addMember(gw, owner, 'member');
+    const colleague = await addMember(owner, 'member');
     const colleagues = (
       await colleague.client.post('/v1/credentials', { name: 'colleagues', scope: readOnlyPhotos })
     ).body.accessKeyId;
@@ -313,13 +307,13 @@ describe('who may manage which credentials', () => {
     );
 
     // Owners and admins manage the member's credential too.
-    const admin = await addMember(gw, owner, 'admin');
+    const admin = await addMember(owner, 'admin');
     expect((await admin.client.get(`/v1/credentials/${mine.body.accessKeyId}`)).status).toBe(200);
     expect((await admin.client.delete(`/v1/credentials/${mine.body.accessKeyId}`)).status).toBe(204);
   });
 
   it('keeps organisations apart', async () => {
-    const other = await addOrganisation(gw, owner, 'cred-other');
+    const other = await addOrganisation(owner, 'cred-other');
     const theirs = (
       await other.owner.post('/v1/credentials', {
         name: 'theirs',

@@ -6,7 +6,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { expectInvalidFields, expectProblem, login, type ControlClient } from './client.js';
+import { login, type ControlClient } from '../../support/control-plane.js';
+import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
 let admin: ControlClient;

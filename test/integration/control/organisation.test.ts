@@ -9,11 +9,10 @@ import {
   addMember,
   addOrganisation,
   ControlClient,
-  expectInvalidFields,
-  expectProblem,
   login,
   refreshCookieOf,
-} from './client.js';
+} from '../../support/control-plane.js';
+import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
 let owner: ControlClient;
@@ -40,7 +39,7 @@ describe('GET and PATCH /v1/organisation', () => {
       settings: {},
     });
 
-    const admin = await addMember(gw, owner, 'admin');
+    const admin = await addMember(owner, 'admin');
     const changed = await admin.client.patch('/v1/organisation', {
       settings: { defaultRegion: 'us-east-1', retentionDays: 30 },
     });
@@ -51,7 +50,7 @@ describe('GET and PATCH /v1/organisation', () => {
     });
     expect(merged.body.settings).toEqual({ defaultRegion: 'us-east-1', billing: true });
 
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     expect((await member.client.get('/v1/organisation')).body.settings).toEqual(merged.body.settings);
     expectProblem(await member.client.patch('/v1/organisation', { settings: { x: 1 } }), 403, 'forbidden');
     expectInvalidFields(
@@ -62,7 +61,7 @@ describe('GET and PATCH /v1/organisation', () => {
   });
 
   it('refuses a name another organisation has', async () => {
-    await addOrganisation(gw, owner, 'rename-target');
+    await addOrganisation(owner, 'rename-target');
     expectProblem(
       await owner.patch('/v1/organisation', { name: 'Rename-Target' }),
       409,
@@ -73,7 +72,7 @@ describe('GET and PATCH /v1/organisation', () => {
 
 describe('members and invitations', () => {
   it('lists members with roles, paginated', async () => {
-    await addMember(gw, owner, 'member');
+    await addMember(owner, 'member');
     const all = await owner.get('/v1/organisation/members?limit=1000');
     expect(all.status).toBe(200);
     expect(all.body.items.find((m: { email: string }) => m.email === TEST_ADMIN_EMAIL)).toMatchObject({
@@ -133,7 +132,7 @@ describe('members and invitations', () => {
   });
 
   it('lets an existing person without an organisation accept with their current password', async () => {
-    const person = await addMember(gw, owner, 'member');
+    const person = await addMember(owner, 'member');
     await owner.delete(`/v1/organisation/members/${person.userId}`);
     const invited = await owner.post('/v1/organisation/members', { email: person.email, role: 'member' });
     const token = invited.body.invitation.token;
@@ -204,7 +203,7 @@ describe('members and invitations', () => {
   });
 
   it('names a bad role when changing one', async () => {
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     for (const body of [{}, { role: 'boss' }, { role: 'OWNER' }, { role: null }, { role: ['admin'] }]) {
       expectInvalidFields(await owner.patch(`/v1/organisation/members/${member.userId}`, body), 'role');
     }
@@ -213,8 +212,8 @@ describe('members and invitations', () => {
   });
 
   it('lets members read but not manage; admins manage all but owners', async () => {
-    const member = await addMember(gw, owner, 'member');
-    const admin = await addMember(gw, owner, 'admin');
+    const member = await addMember(owner, 'member');
+    const admin = await addMember(owner, 'admin');
     expect((await member.client.get('/v1/organisation/members')).status).toBe(200);
     expectProblem(
       await member.client.post('/v1/organisation/members', { email: 'a@example.test', role: 'member' }),
@@ -250,7 +249,7 @@ describe('members and invitations', () => {
     );
     expectProblem(await owner.delete(`/v1/organisation/members/${me.body.id}`), 409, 'last_owner');
 
-    const second = await addMember(gw, owner, 'owner');
+    const second = await addMember(owner, 'owner');
     expect((await owner.patch(`/v1/organisation/members/${second.userId}`, { role: 'admin' })).status).toBe(
       200,
     );
@@ -262,7 +261,7 @@ describe('members and invitations', () => {
   });
 
   it('removes a member and ends their sessions at once', async () => {
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     expect((await owner.delete(`/v1/organisation/members/${member.userId}`)).status).toBe(204);
     expectProblem(await member.client.get('/v1/me'), 401, 'session_ended');
     expectProblem(await member.client.withCookie('/v1/auth/refresh'), 401, 'session_ended');
@@ -271,8 +270,8 @@ describe('members and invitations', () => {
   });
 
   it('does not reach members of another organisation', async () => {
-    const other = await addOrganisation(gw, owner, 'elsewhere');
-    const stranger = await addMember(gw, other.owner, 'member');
+    const other = await addOrganisation(owner, 'elsewhere');
+    const stranger = await addMember(other.owner, 'member');
     expectProblem(
       await owner.patch(`/v1/organisation/members/${stranger.userId}`, { role: 'admin' }),
       404,
@@ -291,7 +290,7 @@ describe('members and invitations', () => {
 
 describe('password reset', () => {
   it('issues a one-time token that sets a new password and ends every session', async () => {
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     const otherSession = await login(gw.controlUrl, member.email, member.password);
     const issued = await owner.post(`/v1/organisation/members/${member.userId}/password-reset`);
     expect(issued.status).toBe(201);
@@ -323,7 +322,7 @@ describe('password reset', () => {
   });
 
   it('never shows the reset token again, before or after it is used', async () => {
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     const issued = await owner.post(`/v1/organisation/members/${member.userId}/password-reset`);
     expect(issued.status).toBe(201);
     const { token } = issued.body as { token: string };
@@ -359,8 +358,8 @@ describe('password reset', () => {
   });
 
   it('is for owners and admins, and only owners reset owners', async () => {
-    const member = await addMember(gw, owner, 'member');
-    const admin = await addMember(gw, owner, 'admin');
+    const member = await addMember(owner, 'member');
+    const admin = await addMember(owner, 'admin');
     const me = await owner.get('/v1/me');
     expectProblem(
       await member.client.post(`/v1/organisation/members/${admin.userId}/password-reset`),
@@ -421,14 +420,14 @@ describe('GET /v1/organisation/usage', () => {
       await owner.get('/v1/organisation/usage?from=2020-01-01T00:00:00Z&to=2024-01-01T00:00:00Z'),
       'from',
     );
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     expectProblem(await member.client.get('/v1/organisation/usage'), 403, 'forbidden');
   });
 });
 
 describe('GET /v1/organisation/audit-log', () => {
   it('records who did what, to what, when and from where, newest first, paginated', async () => {
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     await owner.patch(`/v1/organisation/members/${member.userId}`, { role: 'admin' });
     await owner.delete(`/v1/organisation/members/${member.userId}`);
 
@@ -460,9 +459,9 @@ describe('GET /v1/organisation/audit-log', () => {
   });
 
   it('is for owners and admins of the organisation only', async () => {
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     expectProblem(await member.client.get('/v1/organisation/audit-log'), 403, 'forbidden');
-    const other = await addOrganisation(gw, owner, 'auditless');
+    const other = await addOrganisation(owner, 'auditless');
     const theirs = await other.owner.get('/v1/organisation/audit-log?limit=1000');
     expect(theirs.body.items.every((entry: { action: string }) => entry.action !== 'member.remove')).toBe(
       true,

@@ -5,14 +5,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import {
-  addMember,
-  addOrganisation,
-  ControlClient,
-  expectInvalidFields,
-  expectProblem,
-  login,
-} from './client.js';
+import { addMember, addOrganisation, ControlClient, login } from '../../support/control-plane.js';
+import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
 let platformAdmin: ControlClient;
@@ -54,7 +48,7 @@ describe('platform administration of organisations', () => {
   });
 
   it('lists every organisation with its status, paginated', async () => {
-    await addOrganisation(gw, platformAdmin, 'listed');
+    await addOrganisation(platformAdmin, 'listed');
     const all = await platformAdmin.get('/v1/organisations?limit=1000');
     expect(all.status).toBe(200);
     const names = all.body.items.map((organisation: { name: string }) => organisation.name);
@@ -130,7 +124,7 @@ describe('platform administration of organisations', () => {
   });
 
   it('refuses a taken name, an owner who already has an organisation, and bad input', async () => {
-    await addOrganisation(gw, platformAdmin, 'unique-name');
+    await addOrganisation(platformAdmin, 'unique-name');
     expectProblem(
       await platformAdmin.post('/v1/organisations', { name: 'UNIQUE-NAME', ownerEmail: 'x@example.test' }),
       409,
@@ -150,7 +144,7 @@ describe('platform administration of organisations', () => {
   });
 
   it('is for platform admins only', async () => {
-    const other = await addOrganisation(gw, platformAdmin, 'not-admins');
+    const other = await addOrganisation(platformAdmin, 'not-admins');
     const organisationId = other.organisationId;
     expectProblem(await other.owner.get('/v1/organisations'), 403, 'platform_admin_required');
     expectProblem(
@@ -174,8 +168,8 @@ describe('platform administration of organisations', () => {
 
 describe('suspension', () => {
   it('suspends with a reason: login, settings and credentials still work, bucket creation does not', async () => {
-    const tenant = await addOrganisation(gw, platformAdmin, 'suspendable');
-    const admin = await addMember(gw, tenant.owner, 'admin');
+    const tenant = await addOrganisation(platformAdmin, 'suspendable');
+    const admin = await addMember(tenant.owner, 'admin');
 
     const suspended = await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, {
       reason: 'unpaid invoice',
@@ -215,8 +209,8 @@ describe('suspension', () => {
   });
 
   it('refuses listing, deleting objects and deleting buckets; presigns URLs that storage refuses', async () => {
-    const tenant = await addOrganisation(gw, platformAdmin, 'suspended-data');
-    const member = await addMember(gw, tenant.owner, 'member');
+    const tenant = await addOrganisation(platformAdmin, 'suspended-data');
+    const member = await addMember(tenant.owner, 'member');
     for (const name of ['kept-objects', 'kept-empty']) {
       expect((await tenant.owner.post('/v1/buckets', { name })).status).toBe(201);
     }
@@ -281,7 +275,7 @@ describe('suspension', () => {
   });
 
   it('tells the storage endpoint at once (its cached organisation is dropped)', async () => {
-    const tenant = await addOrganisation(gw, platformAdmin, 'cached');
+    const tenant = await addOrganisation(platformAdmin, 'cached');
     const cache = gw.gateway.context.store.cache;
     expect((await cache.organisation(tenant.organisationId))?.status).toBe('active');
     await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: 'abuse' });
@@ -289,7 +283,7 @@ describe('suspension', () => {
   });
 
   it('needs a reason and an existing organisation', async () => {
-    const tenant = await addOrganisation(gw, platformAdmin, 'reasonless');
+    const tenant = await addOrganisation(platformAdmin, 'reasonless');
     expectInvalidFields(
       await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, {}),
       'reason',
@@ -313,7 +307,7 @@ describe('suspension', () => {
   });
 
   it('is recorded in the organisation audit log', async () => {
-    const tenant = await addOrganisation(gw, platformAdmin, 'audited');
+    const tenant = await addOrganisation(platformAdmin, 'audited');
     await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: 'audit me' });
     await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/reinstate`);
     const log = await tenant.owner.get('/v1/organisation/audit-log');

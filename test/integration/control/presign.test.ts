@@ -5,14 +5,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import {
-  addMember,
-  addOrganisation,
-  ControlClient,
-  expectInvalidFields,
-  expectProblem,
-  login,
-} from './client.js';
+import { addMember, addOrganisation, ControlClient, login } from '../../support/control-plane.js';
+import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 import { expectedPresignedSignature } from './sigv4-reference.js';
 
 let gw: TestGateway;
@@ -133,7 +127,7 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
     expectProblem(await presign(readOnly.accessKeyId, 'DELETE'), 403, 'credential_scope_insufficient');
     expectProblem(await presign(otherBucket.accessKeyId, 'GET'), 403, 'credential_scope_insufficient');
 
-    const other = await addOrganisation(gw, owner, 'presign-stranger');
+    const other = await addOrganisation(owner, 'presign-stranger');
     const theirs = await credential(other.owner, { buckets: ['*'], level: 'read-write' });
     expectInvalidFields(await presign(theirs.accessKeyId, 'GET'), 'accessKeyId');
     expectInvalidFields(await presign('GWK1DOESNOTEXIST2345', 'GET'), 'accessKeyId');
@@ -156,7 +150,7 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
   });
 
   it('lets a member presign with the credentials they created, not with others', async () => {
-    const member = await addMember(gw, owner, 'member');
+    const member = await addMember(owner, 'member');
     const mine = await credential(member.client, { buckets: ['presign-photos'], level: 'read-only' });
     const presign = (accessKeyId: string) =>
       member.client.post('/v1/buckets/presign-photos/presign', { key: 'k', method: 'GET', accessKeyId });

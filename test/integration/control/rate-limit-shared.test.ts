@@ -13,7 +13,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { ControlClient, expectProblem, expectRateLimited } from './client.js';
+import { ControlClient } from '../../support/control-plane.js';
+import { expectProblem, expectRateLimited } from '../../support/problems.js';
 
 /** Under CI (CI=true or 1) a test that needs a real PostgreSQL must run: a missing server is a failure. */
 const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());

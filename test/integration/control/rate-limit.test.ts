@@ -6,7 +6,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { ControlClient, expectProblem, expectRateLimited } from './client.js';
+import { ControlClient } from '../../support/control-plane.js';
+import { expectProblem, expectRateLimited } from '../../support/problems.js';
 
 let gw: TestGateway;
 

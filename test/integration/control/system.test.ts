@@ -11,7 +11,8 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { ControlClient, expectProblem, login } from './client.js';
+import { ControlClient, login } from '../../support/control-plane.js';
+import { expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
 let anonymous: ControlClient;

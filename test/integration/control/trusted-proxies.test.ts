@@ -6,7 +6,7 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestGateway,
 } from '../../support/gateway.js';
-import { ControlClient } from './client.js';
+import { ControlClient } from '../../support/control-plane.js';
 
 let gw: TestGateway;
 

@@ -7,7 +7,7 @@ import {
   type TestGateway,
 } from '../../support/gateway.js';
 import { type RawResponse, sendRaw, sha256Hex, signedHeaders } from '../../support/s3/raw-requests.js';
-import { addOrganisation, ControlClient, login } from './client.js';
+import { addOrganisation, ControlClient, login } from '../../support/control-plane.js';
 
 /**
  * Usage metering from end to end: real signed traffic through the storage endpoint, read back
@@ -125,7 +125,7 @@ describe('GET /v1/organisation/usage after real storage traffic', () => {
   });
 
   it('shows an organisation its own traffic only', async () => {
-    const other = await addOrganisation(gw, owner, 'usage-other');
+    const other = await addOrganisation(owner, 'usage-other');
     expect((await other.owner.post('/v1/buckets', { name: 'usage-theirs' })).status).toBe(201);
     const theirs = await credential(other.owner, { buckets: ['usage-theirs'], level: 'read-write' });
     expect((await storage('PUT', '/usage-theirs/x.bin', theirs, 'x'.repeat(10))).status).toBe(200);

@@ -8,6 +8,7 @@
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlClient } from '../../support/control-plane.js';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 import {
@@ -134,15 +135,14 @@ describe.runIf(realPostgresUrl() !== null || underCi)('storage requests while th
   });
 
   it('answers a login on the control plane 503 problem+json with Retry-After, not 500', async () => {
-    const response = await fetch(`${outage.gateway.controlUrl}/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+    const response = await new ControlClient(outage.gateway.controlUrl).post('/v1/auth/login', {
+      email: TEST_ADMIN_EMAIL,
+      password: TEST_ADMIN_PASSWORD,
     });
     expect(response.status).toBe(503);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(response.headers.get('retry-after')).toBe('5');
-    expect(await response.json()).toMatchObject({
+    expect(response.body).toMatchObject({
       status: 503,
       code: 'database_unavailable',
       detail: 'The gateway cannot reach its database. Retry after a few seconds.',
@@ -159,10 +159,9 @@ describe.runIf(realPostgresUrl() !== null || underCi)('storage requests while th
     const afterRecovery = await getObject(outage.gateway, revoked, 'kept.txt');
     expect(afterRecovery.status).toBe(403);
     expect(parseS3Error(afterRecovery.body).code).toBe('InvalidAccessKeyId');
-    const login = await fetch(`${outage.gateway.controlUrl}/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+    const login = await new ControlClient(outage.gateway.controlUrl).post('/v1/auth/login', {
+      email: TEST_ADMIN_EMAIL,
+      password: TEST_ADMIN_PASSWORD,
     });
     expect(login.status).toBe(200);
   });

@@ -15,7 +15,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlane } from '../../support/control-plane.js';
+import { login, type ControlClient } from '../../support/control-plane.js';
 import {
   startTestGateway,
   TEST_ADMIN_EMAIL,
@@ -27,14 +27,14 @@ import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 const DENIED = { code: 'AccessDenied', status: 403, message: 'Access to this bucket is denied.' };
 
 let gateway: TestGateway;
-let control: ControlPlane;
+let control: ControlClient;
 let owner: S3Client;
 let scoped: S3Client;
 let scopedKeyId: string;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  control = await ControlPlane.login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+  control = await login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
   await control.createBucket('photos');
   await control.createBucket('shared');
   owner = pathStyleClient(gateway);
