@@ -23,7 +23,7 @@ describe('the problem catalogue', () => {
   it('renders RFC 9457 documents with the code, request id and bad fields', () => {
     expect(invalidField('scope.buckets', 'must not be empty').toDocument('req-1')).toEqual({
       type: 'urn:s3-gateway:problem:validation_failed',
-      title: PROBLEMS.validation_failed.title,
+      title: 'The request is not valid',
       status: 400,
       detail: 'scope.buckets: must not be empty',
       code: 'validation_failed',

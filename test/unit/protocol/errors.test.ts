@@ -16,31 +16,90 @@ function sourceFiles(directory: string): string[] {
 
 describe('the S3 error catalogue', () => {
   it("holds service-spec §7's refusals with their exact code, status and message", () => {
-    const spec: [S3ErrorKey, string, number, string | null][] = [
-      ['SignatureDoesNotMatch', 'SignatureDoesNotMatch', 403, null],
-      ['InvalidAccessKeyId', 'InvalidAccessKeyId', 403, null],
+    // The spec gives some messages word for word and only the gist of others; those are the
+    // catalogue's wording as the service answers today, written out so a change to it shows here.
+    const spec: [S3ErrorKey, string, number, string][] = [
+      [
+        'SignatureDoesNotMatch',
+        'SignatureDoesNotMatch',
+        403,
+        'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+      ],
+      [
+        'InvalidAccessKeyId',
+        'InvalidAccessKeyId',
+        403,
+        'The AWS Access Key Id you provided does not exist in our records.',
+      ],
       ['ExpiredAccessKey', 'AccessDenied', 403, 'This access key has expired.'],
       ['BucketAccessDenied', 'AccessDenied', 403, 'Access to this bucket is denied.'],
       ['PresignedUrlExpired', 'AccessDenied', 403, 'The presigned URL has expired.'],
-      ['AccountProblem', 'AccountProblem', 403, null],
-      ['RequestTimeTooSkewed', 'RequestTimeTooSkewed', 403, null],
+      [
+        'AccountProblem',
+        'AccountProblem',
+        403,
+        'There is a problem with your account that prevents the operation from completing successfully.',
+      ],
+      [
+        'RequestTimeTooSkewed',
+        'RequestTimeTooSkewed',
+        403,
+        "The difference between the request time and the server's time is too large.",
+      ],
       ['IncompleteSignature', 'AccessDenied', 403, 'The request signature is incomplete.'],
-      ['NoSuchBucket', 'NoSuchBucket', 404, null],
-      ['MethodNotAllowed', 'MethodNotAllowed', 405, null],
-      ['SignedStreamingNotImplemented', 'NotImplemented', 501, null],
-      ['StorageClassNotImplemented', 'NotImplemented', 501, null],
-      ['OperationNotImplemented', 'NotImplemented', 501, null],
-      ['ConditionalReadRefused', 'InvalidRequest', 400, null],
-      ['EntityTooSmall', 'EntityTooSmall', 400, null],
-      ['BadDigest', 'BadDigest', 400, null],
+      ['NoSuchBucket', 'NoSuchBucket', 404, 'The specified bucket does not exist.'],
+      [
+        'MethodNotAllowed',
+        'MethodNotAllowed',
+        405,
+        'The specified method is not allowed against this resource. Buckets and their configuration are managed through the control plane: POST /v1/buckets creates a bucket, PUT /v1/buckets/{bucket}/cors sets its CORS rules.',
+      ],
+      [
+        'SignedStreamingNotImplemented',
+        'NotImplemented',
+        501,
+        'STREAMING-AWS4-HMAC-SHA256-PAYLOAD is not implemented; use UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER or a signed payload hash.',
+      ],
+      [
+        'StorageClassNotImplemented',
+        'NotImplemented',
+        501,
+        'Only the STANDARD storage class is implemented.',
+      ],
+      [
+        'OperationNotImplemented',
+        'NotImplemented',
+        501,
+        'A header or query you provided implies functionality that is not implemented.',
+      ],
+      [
+        'ConditionalReadRefused',
+        'InvalidRequest',
+        400,
+        'Conditional GET requests (If-Match, If-None-Match, If-Modified-Since) are not supported.',
+      ],
+      [
+        'EntityTooSmall',
+        'EntityTooSmall',
+        400,
+        'Your proposed upload is smaller than the minimum allowed object size.',
+      ],
+      [
+        'BadDigest',
+        'BadDigest',
+        400,
+        'The Content-MD5 or checksum value that you specified did not match what the server received.',
+      ],
     ];
     for (const [key, code, status, message] of spec) {
       const entry = S3_ERRORS[key];
-      expect({ key, code: entry.code, status: entry.status }).toEqual({ key, code, status });
-      if (message !== null) expect(entry.message).toBe(message);
+      expect({ key, code: entry.code, status: entry.status, message: entry.message }).toEqual({
+        key,
+        code,
+        status,
+        message,
+      });
     }
-    expect(S3_ERRORS.InvalidAccessKeyId.message).toMatch(/does not exist in our records/);
-    expect(S3_ERRORS.AccountProblem.message).toMatch(/problem with your account that prevents the operation/);
   });
 
   it('has an S3-shaped code, an error status and a message for every entry', () => {
