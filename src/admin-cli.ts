@@ -1,24 +1,36 @@
 /**
- * `npm run admin -- reset-password [--email E] [--password-stdin]` (from a build:
- * `node dist/admin-cli.js reset-password ...`): for an operator on the gateway's host, with its
- * configuration (the same environment as the gateway), when a platform admin's password is lost,
- * e.g. a first start whose generated password was never seen. Sets a new password (generated and
- * printed once, or read from stdin), ends the user's sessions, and records it in the audit log.
+ * `npm run admin -- <command>` (from a build: `node dist/admin-cli.js <command>`): for an operator
+ * on the gateway's host, with its configuration (the same environment as the gateway).
+ *
+ * - `reset-password [--email E] [--password-stdin]`: when a platform admin's password is lost,
+ *   e.g. a first start whose generated password was never seen. Sets a new password (generated and
+ *   printed once, or read from stdin), ends the user's sessions, and records it in the audit log.
+ * - `recount-usage <bucket>`: lists the bucket through the object store and sets the storage usage
+ *   its quotas are held against to what the store holds (README, "Quotas and rate limits").
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load.js';
+import { openBackend } from './backend/open-backend.js';
+import { StorageCounting } from './control/services/storage-counting.js';
 import { hashPassword } from './security/passwords.js';
 import { AuditLogStore } from './store/audit-log.js';
+import { BucketStore } from './store/buckets.js';
 import { openDatabase } from './store/database.js';
+import { InvalidationBus } from './store/invalidation.js';
 import { SessionStore } from './store/sessions.js';
+import { bucketScope, StorageUsageStore } from './store/storage-usage.js';
 import { UserStore } from './store/users.js';
 
 const USAGE = `usage: admin reset-password [--email EMAIL] [--password-stdin]
-  Sets a new password for a user (default: the configured platform admin, GATEWAY_ADMIN_EMAIL),
-  ends the user's sessions, and prints the generated password once unless it was given on stdin.
-  Runs with the gateway's configuration (DATABASE_URL, or the local data directory, whose
-  gateway must be stopped: the embedded database has one user at a time).`;
+       admin recount-usage BUCKET
+  reset-password sets a new password for a user (default: the configured platform admin,
+  GATEWAY_ADMIN_EMAIL), ends the user's sessions, and prints the generated password once unless it
+  was given on stdin.
+  recount-usage lists the bucket through the object store and sets the storage usage its quotas
+  are held against to what the store holds.
+  Both run with the gateway's configuration (DATABASE_URL, or the local data directory, whose
+  gateway must be stopped: the embedded database and object store have one user at a time).`;
 
 const MIN_PASSWORD_LENGTH = 12;
 
@@ -30,14 +42,27 @@ async function readStdin(): Promise<string> {
     .replace(/\r?\n$/, '');
 }
 
-export async function resetPassword(argv: readonly string[]): Promise<string> {
+/** Runs one command; resolves to what it prints on stdout. */
+export async function runAdminCommand(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  if (argv[0] === 'reset-password') return resetPassword(argv, env);
+  if (argv[0] === 'recount-usage') return recountUsage(argv, env);
+  throw new UsageError(USAGE);
+}
+
+export async function resetPassword(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
     allowPositionals: true,
   });
   if (positionals[0] !== 'reset-password' || positionals.length !== 1) throw new UsageError(USAGE);
-  const config = loadConfig();
+  const config = loadConfig(env);
   const email = values.email ?? config.admin.email;
   const given = values['password-stdin'] === true ? await readStdin() : null;
   if (given !== null && given.length < MIN_PASSWORD_LENGTH) {
@@ -69,10 +94,56 @@ export async function resetPassword(argv: readonly string[]): Promise<string> {
   }
 }
 
+/**
+ * Counts the bucket through the store; when its usage is counted (a quota applies), sets it to that
+ * count, correcting whatever the gateway's accounting missed (writes made straight to the store, a
+ * database that did not answer when a write was recorded).
+ */
+export async function recountUsage(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  const { positionals } = parseArgs({ args: [...argv], options: {}, allowPositionals: true });
+  const bucketName = positionals[1];
+  if (positionals[0] !== 'recount-usage' || bucketName === undefined || positionals.length !== 2) {
+    throw new UsageError(USAGE);
+  }
+  const config = loadConfig(env);
+  const db = await openDatabase(config);
+  let stopBackend = async (): Promise<void> => undefined;
+  try {
+    const buckets = new BucketStore(db.sql, new InvalidationBus(db.sql, { notifyPeers: false }));
+    const bucket = await buckets.find(bucketName);
+    if (bucket === null) throw new UsageError(`no bucket named ${bucketName}`);
+    const opened = await openBackend(config);
+    stopBackend = async () => {
+      await opened.backend.close();
+      await opened.embedded?.stop();
+    };
+    const storageUsage = new StorageUsageStore(db.sql);
+    const before = (await storageUsage.figures(bucket.organisationId)).find(
+      (row) => row.scope === bucketScope(bucket.name),
+    );
+    const { count, recorded } = await new StorageCounting({ buckets, storageUsage }, opened.backend).recount(
+      bucket,
+    );
+    const held = `${count.objects} object(s), ${count.bytes} byte(s)`;
+    if (!recorded)
+      return `${bucket.name}: the store holds ${held}; no quota applies, so nothing is counted\n`;
+    return (
+      `${bucket.name}: the store holds ${held}; usage set to that ` +
+      `(was ${before?.storedObjects ?? 0} object(s), ${before?.storedBytes ?? 0} byte(s))\n`
+    );
+  } finally {
+    await stopBackend();
+    await db.close();
+  }
+}
+
 class UsageError extends Error {}
 
 if (process.argv[1]?.match(/admin-cli\.[jt]s$/)) {
-  resetPassword(process.argv.slice(2)).then(
+  runAdminCommand(process.argv.slice(2)).then(
     (output) => process.stdout.write(output),
     (error: unknown) => {
       const message =

@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { S3Backend } from './backend/s3-backend.js';
-import { startEmbeddedS3, type EmbeddedS3 } from './backend/embedded-s3.js';
-import type { ObjectStoreBackend } from './backend/object-store.js';
+import type { EmbeddedS3 } from './backend/embedded-s3.js';
+import { openBackend } from './backend/open-backend.js';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import { buildCommit } from './build-commit.js';
 import { resolveSecrets } from './config/local-secrets.js';
@@ -40,33 +39,6 @@ function readVersion(): GatewayContext['version'] {
   // The checkout is where package.json is, whether this runs from src/ or dist/.
   const checkout = path.dirname(fileURLToPath(packageFile));
   return { product: pkg.version, commit: buildCommit(process.env.GATEWAY_BUILD_COMMIT, checkout), api: 'v1' };
-}
-
-async function openBackend(
-  config: GatewayConfig,
-): Promise<{ backend: ObjectStoreBackend; embedded: EmbeddedS3 | null }> {
-  const timeoutMs = config.backend.timeoutSeconds * 1000;
-  if (config.backend.url === null) {
-    const embedded = await startEmbeddedS3(path.join(config.dataDir, 'objects'));
-    const backend = new S3Backend({
-      endpoint: embedded.url,
-      region: config.backend.region,
-      accessKeyId: embedded.accessKeyId,
-      secretAccessKey: embedded.secretAccessKey,
-      timeoutMs,
-      label: `embedded s3rver (${embedded.directory})`,
-    });
-    return { backend, embedded };
-  }
-  const backend = new S3Backend({
-    endpoint: config.backend.url,
-    region: config.backend.region,
-    accessKeyId: config.backend.accessKeyId as string,
-    secretAccessKey: config.backend.secretAccessKey as string,
-    timeoutMs,
-    label: 'object store',
-  });
-  return { backend, embedded: null };
 }
 
 /**
@@ -143,6 +115,14 @@ export async function startGateway(
       { certFile: null, keyFile: null },
     );
     servers.push(controlServer, metricsServer);
+
+    // The control plane's process reports the tenant limits, read from the database at each scrape.
+    metrics.reportTenantLimits(async () =>
+      (await store.storageUsage.limitedOrganisations()).map(({ name, ...figures }) => ({
+        organisation: name,
+        ...figures,
+      })),
+    );
 
     const context: GatewayContext = {
       config,

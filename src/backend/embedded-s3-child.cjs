@@ -7,6 +7,9 @@
  * Real object stores commit a body only once it has arrived whole; objects and parts are therefore
  * written to a temporary file here and renamed into place only when the request completed.
  *
+ * s3rver has no ListParts, which the gateway reads before it completes a multipart upload (the
+ * 5 MiB rule, the size a storage quota admits); it is answered here from the parts on disk.
+ *
  * argv: <s3rver entry module> <data directory>
  */
 const crypto = require('node:crypto');
@@ -122,7 +125,63 @@ FilesystemStore.prototype.putObjectMultipart = async function putObjectMultipart
   return originalPutObjectMultipart.call(this, bucket, uploadId, parts);
 };
 
+/** XML text content. */
+function escapeXml(text) {
+  return String(text).replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * ListParts (GET /bucket/key?uploadId=…, with max-parts and part-number-marker) from the parts
+ * written by putPart above. It runs ahead of s3rver's own routes and signature check: the store
+ * listens on loopback with its fixed, well-known key pair, so the check protects nothing here.
+ */
+function listParts(store) {
+  return async (ctx, next) => {
+    const uploadId = ctx.query.uploadId;
+    const match = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
+    if (ctx.method !== 'GET' || typeof uploadId !== 'string' || match === null) return next();
+    const [, bucket, key] = match;
+    const uploadDir = path.join(store.getResourcePath(bucket, undefined, 'uploads'), path.basename(uploadId));
+    const names = await fs.promises.readdir(uploadDir).catch(() => null);
+    ctx.type = 'application/xml';
+    if (names === null) {
+      ctx.status = 404;
+      ctx.body =
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code>' +
+        `<Message>The specified upload does not exist.</Message><UploadId>${escapeXml(uploadId)}</UploadId></Error>`;
+      return;
+    }
+    const marker = Number(ctx.query['part-number-marker'] ?? 0) || 0;
+    const maxParts = Math.min(Number(ctx.query['max-parts'] ?? 1000) || 1000, 1000);
+    const numbers = names
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .filter((number) => number > marker)
+      .sort((a, b) => a - b);
+    const page = numbers.slice(0, maxParts);
+    let parts = '';
+    for (const number of page) {
+      const partPath = path.join(uploadDir, String(number));
+      const [stat, md5] = await Promise.all([
+        fs.promises.stat(partPath),
+        fs.promises.readFile(`${partPath}.md5`, 'utf8'),
+      ]);
+      parts +=
+        `<Part><PartNumber>${number}</PartNumber><ETag>"${escapeXml(md5.trim())}"</ETag>` +
+        `<Size>${stat.size}</Size></Part>`;
+    }
+    const truncated = numbers.length > page.length;
+    ctx.body =
+      '<?xml version="1.0" encoding="UTF-8"?><ListPartsResult>' +
+      `<Bucket>${escapeXml(decodeURIComponent(bucket))}</Bucket><Key>${escapeXml(decodeURIComponent(key))}</Key>` +
+      `<UploadId>${escapeXml(uploadId)}</UploadId><PartNumberMarker>${marker}</PartNumberMarker>` +
+      `<NextPartNumberMarker>${page.at(-1) ?? marker}</NextPartNumberMarker><MaxParts>${maxParts}</MaxParts>` +
+      `<IsTruncated>${truncated}</IsTruncated>${parts}</ListPartsResult>`;
+  };
+}
+
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+server.middleware.unshift(listParts(server.store));
 server.run().then(
   (address) => process.send({ port: address.port }),
   (error) => {

@@ -1,6 +1,6 @@
 /**
  * What the gateway needs from the object store beside proxying: bucket lifecycle for the control
- * plane, listing and batch deletes, an existence check for copy sources, and health.
+ * plane, listing and batch deletes, object sizes (storage quotas), and health.
  */
 export interface ObjectSummary {
   key: string;
@@ -51,6 +51,8 @@ export interface ObjectStoreBackend {
     options: { prefix?: string; delimiter?: string; cursor?: string; limit: number },
   ): Promise<ObjectListing>;
   deleteObjects(bucket: string, keys: string[]): Promise<DeleteResult[]>;
+  /** The object's size, or null when the store does not hold it. */
+  objectSize(bucket: string, key: string): Promise<number | null>;
   /** Resolves when the store answers; rejects with the reason otherwise. */
   checkHealth(): Promise<void>;
   close(): Promise<void>;

@@ -4,6 +4,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   HeadBucketCommand,
+  HeadObjectCommand,
   ListBucketsCommand,
   ListObjectsV2Command,
   S3Client,
@@ -200,6 +201,16 @@ export class S3Backend implements ObjectStoreBackend {
       if (!xmlSafe(key) && !results.has(key)) results.set(key, await this.#deleteOne(bucket, key));
     }
     return keys.map((key) => results.get(key)!);
+  }
+
+  async objectSize(bucket: string, key: string): Promise<number | null> {
+    try {
+      const head = await this.#client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), this.#call());
+      return head.ContentLength ?? null;
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      throw classify(error, this.#timeoutMs);
+    }
   }
 
   /** One key that a DeleteObjects XML body cannot carry: a plain DELETE, whose key is in the URL. */

@@ -30,6 +30,15 @@ export type BackendErrorKind = (typeof BACKEND_ERROR_KINDS)[number];
 export const BYTE_DIRECTIONS = ['in', 'out'] as const;
 export type ByteDirection = (typeof BYTE_DIRECTIONS)[number];
 
+/** The tenant limits that refuse storage requests: request rates and storage quotas. */
+export const LIMIT_KINDS = [
+  'organisation_rate',
+  'credential_rate',
+  'organisation_quota',
+  'bucket_quota',
+] as const;
+export type LimitKind = (typeof LIMIT_KINDS)[number];
+
 /** A counter whose label values the compiler checks (each label typed by its closed set). */
 export type ClosedCounter<Labels extends Record<string, string>> = Omit<
   Counter<Extract<keyof Labels, string>>,
@@ -46,6 +55,7 @@ export const CLOSED_LABEL_VALUES: Readonly<Record<string, Readonly<Record<string
   gateway_credential_cache_events_total: { kind: CACHE_RECORD_KINDS, event: CACHE_EVENTS },
   gateway_backend_errors_total: { kind: BACKEND_ERROR_KINDS },
   gateway_organisation_bytes_total: { direction: BYTE_DIRECTIONS },
+  gateway_organisation_limited_requests_total: { limit: LIMIT_KINDS },
 };
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -142,6 +152,67 @@ export class GatewayMetrics {
       registers: [this.registry],
     },
   );
+  readonly organisationLimited: ClosedCounter<{ organisation: string; limit: LimitKind }> = new Counter({
+    name: 'gateway_organisation_limited_requests_total',
+    help:
+      'Storage requests refused by a tenant limit, per organisation (bounded like gateway_organisation_requests_total) ' +
+      'and limit: organisation_rate and credential_rate (503 SlowDown), organisation_quota and bucket_quota (403 QuotaExceeded).',
+    labelNames: ['organisation', 'limit'] as const,
+    registers: [this.registry],
+  });
+  /*
+   * Tenant limits and what the organisations hold, read from the database when the metrics are
+   * scraped (the control plane's process only: see reportTenantLimits), one read for all five.
+   * Each instance reports the same figures, so dashboards take the max over instances.
+   */
+  readonly organisationStoredBytes = new Gauge({
+    name: 'gateway_organisation_stored_bytes',
+    help: 'Bytes the organisation holds in the object store, counted while it has a storage quota.',
+    labelNames: ['organisation'] as const,
+    registers: [this.registry],
+    collect: () => this.#refreshTenantLimits(),
+  });
+  readonly organisationStoredObjects = new Gauge({
+    name: 'gateway_organisation_stored_objects',
+    help: 'Objects the organisation holds in the object store, counted while it has a storage quota.',
+    labelNames: ['organisation'] as const,
+    registers: [this.registry],
+    collect: () => this.#refreshTenantLimits(),
+  });
+  readonly organisationQuotaBytes = new Gauge({
+    name: 'gateway_organisation_quota_bytes',
+    help: "The organisation's storage quota in bytes (organisations with one).",
+    labelNames: ['organisation'] as const,
+    registers: [this.registry],
+    collect: () => this.#refreshTenantLimits(),
+  });
+  readonly organisationQuotaObjects = new Gauge({
+    name: 'gateway_organisation_quota_objects',
+    help: "The organisation's storage quota in objects (organisations with one).",
+    labelNames: ['organisation'] as const,
+    registers: [this.registry],
+    collect: () => this.#refreshTenantLimits(),
+  });
+  readonly organisationRequestRateLimit = new Gauge({
+    name: 'gateway_organisation_request_rate_limit',
+    help: "The organisation's request rate limit in requests per second, over every instance (organisations with one).",
+    labelNames: ['organisation'] as const,
+    registers: [this.registry],
+    collect: () => this.#refreshTenantLimits(),
+  });
+  #tenantLimits: (() => Promise<readonly TenantLimitFigures[]>) | null = null;
+  /** The refresh under way: a scrape collects the five gauges at once, and they share one read. */
+  #refreshing: Promise<void> | null = null;
+
+  readonly rateLimitProcesses = new Gauge({
+    name: 'gateway_rate_limit_processes',
+    help:
+      'Processes serving the storage endpoint on every instance sharing the database, as this process last counted them: ' +
+      'each takes this share of every request rate limit.',
+    registers: [this.registry],
+    // Every worker reports the same count; summing them would multiply it.
+    aggregator: 'max',
+  });
 
   readonly controlRequests = new Counter({
     name: 'gateway_control_requests_total',
@@ -195,6 +266,50 @@ export class GatewayMetrics {
     onStale: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'stale' }),
   };
 
+  /** Where the tenant limit gauges read their figures (the database), in the process that reports them. */
+  reportTenantLimits(source: () => Promise<readonly TenantLimitFigures[]>): void {
+    this.#tenantLimits = source;
+  }
+
+  #refreshTenantLimits(): Promise<void> {
+    this.#refreshing ??= this.#readTenantLimits().finally(() => {
+      this.#refreshing = null;
+    });
+    return this.#refreshing;
+  }
+
+  async #readTenantLimits(): Promise<void> {
+    const source = this.#tenantLimits;
+    if (source === null) return;
+    const gauges = [
+      this.organisationStoredBytes,
+      this.organisationStoredObjects,
+      this.organisationQuotaBytes,
+      this.organisationQuotaObjects,
+      this.organisationRequestRateLimit,
+    ];
+    let figures: readonly TenantLimitFigures[];
+    try {
+      figures = await source();
+    } catch {
+      // A database that does not answer leaves the last figures; readiness reports the outage.
+      return;
+    }
+    for (const gauge of gauges) gauge.reset();
+    for (const row of figures) {
+      const labels = { organisation: this.organisationLabels.label(row.organisation) };
+      const values: [Gauge<'organisation'>, number | null][] = [
+        [this.organisationStoredBytes, row.storedBytes],
+        [this.organisationStoredObjects, row.storedObjects],
+        [this.organisationQuotaBytes, row.maxBytes],
+        [this.organisationQuotaObjects, row.maxObjects],
+        [this.organisationRequestRateLimit, row.requestsPerSecond],
+      ];
+      // Organisations beyond the label limit share "_other": their figures add up.
+      for (const [gauge, value] of values) if (value !== null) gauge.inc(labels, value);
+    }
+  }
+
   constructor(options: { maxOrganisationLabels?: number; defaultMetrics?: boolean } = {}) {
     this.organisationLabels = new OrganisationLabels(
       options.maxOrganisationLabels ?? DEFAULT_MAX_ORGANISATION_LABELS,
@@ -203,6 +318,18 @@ export class GatewayMetrics {
       collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
     }
   }
+}
+
+/** An organisation's limits and what it holds, as the tenant limit gauges report them. */
+export interface TenantLimitFigures {
+  /** Its name (labelled through the bounded organisation label). */
+  readonly organisation: string;
+  readonly maxBytes: number | null;
+  readonly maxObjects: number | null;
+  readonly requestsPerSecond: number | null;
+  /** Null while it has no storage quota (nothing is counted). */
+  readonly storedBytes: number | null;
+  readonly storedObjects: number | null;
 }
 
 /** The default of `metrics.maxOrganisationLabels` (config/default.json). */

@@ -20,6 +20,8 @@ export const REFUSAL_REASONS = [
   'bot_protection',
   'anonymous',
   'checksum',
+  'quota',
+  'rate_limit',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
@@ -384,6 +386,35 @@ export const S3_ERRORS = {
     'The gateway cannot reach its database to check this request. Please retry.',
   ),
   SlowDown: entry('SlowDown', 503, 'Please reduce your request rate.'),
+
+  // Tenant limits (README, "Quotas and rate limits"). QuotaExceeded 403 is what Ceph RGW, the
+  // reference backend, answers for its own user and bucket quotas, so clients meet one code for
+  // either; MinIO's XMinioAdminBucketQuotaExceeded is specific to MinIO and no SDK knows it.
+  BucketQuotaExceeded: entry(
+    'QuotaExceeded',
+    403,
+    "The bucket's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask an owner of the organisation to raise the bucket's quota.",
+    'quota',
+  ),
+  OrganisationQuotaExceeded: entry(
+    'QuotaExceeded',
+    403,
+    "The organisation's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask the platform's administrators to raise the quota.",
+    'quota',
+  ),
+  /** S3's answer to a client over its request rate; Retry-After says when the next request fits. */
+  CredentialRateLimited: entry(
+    'SlowDown',
+    503,
+    'Please reduce your request rate: this access key is over its requests-per-second limit.',
+    'rate_limit',
+  ),
+  OrganisationRateLimited: entry(
+    'SlowDown',
+    503,
+    'Please reduce your request rate: the organisation is over its requests-per-second limit.',
+    'rate_limit',
+  ),
   InternalError: entry('InternalError', 500, 'We encountered an internal error. Please try again.'),
 } as const satisfies Record<string, S3ErrorDefinition>;
 
@@ -425,6 +456,8 @@ export class S3Error extends Error {
   readonly details: Readonly<Record<string, string>>;
   /** The message the client reads: the entry's, or a more specific one said where it is thrown. */
   readonly text: string;
+  /** For a 503: the seconds the client should wait before retrying (the Retry-After header). */
+  retryAfterSeconds = 1;
 
   constructor(key: S3ErrorKey, details: Readonly<Record<string, string>> = NO_DETAILS, text?: string) {
     const definition = S3_ERRORS[key];

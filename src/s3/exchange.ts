@@ -5,6 +5,7 @@
  */
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { LimitKind } from '../observability/metrics.js';
 import type { RefusalReason } from '../protocol/errors.js';
 import type { OrganisationRecord } from '../store/records.js';
 import type { OperationLabel } from './operations.js';
@@ -49,6 +50,8 @@ export class Exchange {
   errorCode = '';
   /** Why the request was refused at the edge, when it was. */
   refusalReason: RefusalReason | null = null;
+  /** The tenant limit that refused it (a rate limit or a storage quota), when one did. */
+  limitedBy: LimitKind | null = null;
 
   constructor(
     readonly request: http.IncomingMessage,

@@ -47,6 +47,8 @@ export function observe(exchange: Exchange, observers: Observers): void {
       metrics.organisationRequests.inc({ organisation: label });
       metrics.organisationBytes.inc({ organisation: label, direction: 'in' }, exchange.bytesIn);
       metrics.organisationBytes.inc({ organisation: label, direction: 'out' }, exchange.bytesOut);
+      if (exchange.limitedBy !== null)
+        metrics.organisationLimited.inc({ organisation: label, limit: exchange.limitedBy });
       if (exchange.authorised) {
         observers.usage.record({
           organisationId: organisation.id,
@@ -54,6 +56,8 @@ export function observe(exchange: Exchange, observers: Observers): void {
           accessKeyId: exchange.accessKeyId ?? '',
           bytesIn: exchange.bytesIn,
           bytesOut: exchange.bytesOut,
+          // A request over a rate limit is counted as throttled, not as a request served.
+          throttled: exchange.refusalReason === 'rate_limit',
         });
       }
     }

@@ -3,9 +3,10 @@
  * stage the one before produced (stages.ts):
  *
  *   arrive → bot protection → address (bucket, key, operation) → CORS (and preflights)
- *   → authenticate → authorise → bans → plan the body
+ *   → authenticate → authorise → request rate limits → bans → plan the body
  *   → the gateway's own answers (ListBuckets, location, ACLs, multipart completion)
- *     or forward to the object store (re-signed, body verified on its way).
+ *     or forward to the object store (re-signed, body verified on its way),
+ *     writes under the storage quotas (storage-quotas.ts).
  *
  * Each step refuses by throwing an S3Error; this module turns it into the error document. Metrics,
  * usage and the access log are recorded when the response is over (observe.ts). Wire it to both
@@ -20,6 +21,7 @@ import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isS3Error, S3Error } from '../protocol/errors.js';
 import type { Store } from '../store/index.js';
+import { InstanceRegistry } from '../store/instances.js';
 import { LastUsedRecorder } from '../store/last-used.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import type { BucketEntry } from '../store/access-cache.js';
@@ -36,6 +38,7 @@ import { Exchange } from './exchange.js';
 import { observe, type Observers } from './observe.js';
 import { sendError, sendHtml, sendXml } from './respond.js';
 import { isAnswered, type AnsweredOperationName } from './operations.js';
+import { RequestRateLimiter } from './request-rates.js';
 import type { Addressed, Authorised, Planned } from './stages.js';
 import { address, arrive } from './steps/address.js';
 import { authenticate, createVerifier } from './steps/authenticate.js';
@@ -43,19 +46,21 @@ import { authorise, type Guidance } from './steps/authorise.js';
 import { enforceBans } from './steps/bans.js';
 import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './steps/bot-protection.js';
 import { applyCors } from './steps/cors.js';
+import { throttle } from './steps/throttle.js';
+import { StorageQuotas } from './storage-quotas.js';
 import { completeMultipartUpload } from './upstream/completion.js';
 import { forwardDeleteObjects } from './upstream/delete-objects.js';
 import { uploadForm } from './upstream/form-upload.js';
 import { authenticateForm } from './steps/form-authenticate.js';
 import { readFormHead } from './steps/form-fields.js';
 import { forward } from './upstream/forward.js';
-import { isObjectMissing } from './upstream/probe.js';
+import { headObject } from './upstream/probe.js';
 import { Upstream } from './upstream/upstream.js';
 
 /** What the storage endpoint is built from. */
 export interface StorageServices {
   readonly config: GatewayConfig;
-  readonly store: Pick<Store, 'cache' | 'buckets' | 'credentials' | 'usage'>;
+  readonly store: Pick<Store, 'db' | 'cache' | 'buckets' | 'credentials' | 'usage' | 'storageUsage'>;
   readonly backend: Pick<ObjectStoreBackend, 'endpoint' | 'region' | 'credentials'>;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
@@ -76,6 +81,10 @@ interface Pipeline {
   readonly lastUsed: LastUsedRecorder;
   readonly observers: Observers;
   readonly guidance: Guidance;
+  /** This process among those sharing the rate limits and holding quota reservations. */
+  readonly instances: InstanceRegistry;
+  readonly rates: RequestRateLimiter;
+  readonly quotas: StorageQuotas;
 }
 
 export function createS3Listener(services: StorageServices): S3Listener {
@@ -83,19 +92,33 @@ export function createS3Listener(services: StorageServices): S3Listener {
   const connection = new BackendConnection(services.backend, {
     timeoutMs: config.backend.timeoutSeconds * 1000,
   });
+  const upstream = new Upstream(connection, metrics, logger);
+  metrics.rateLimitProcesses.set(1);
+  const instances = new InstanceRegistry(store.db.sql, {
+    onCount: (live) => metrics.rateLimitProcesses.set(live),
+    onError: (error) =>
+      logger.warn(
+        { err: error },
+        'could not beat in the instance registry; rate limit shares stay as they were',
+      ),
+  });
   const pipeline: Pipeline = {
     services,
     verifier: createVerifier(store.cache, {
       regions: config.s3.regions,
       maxSkewSeconds: config.s3.maxSkewSeconds,
     }),
-    upstream: new Upstream(connection, metrics, logger),
+    upstream,
     lastUsed: new LastUsedRecorder((ids, at) => store.credentials.touchLastUsed(ids, at), {
       onError: (error) => logger.warn({ err: error }, 'could not record credential last use'),
     }),
     observers: { metrics, accessLog: services.accessLog ?? logger, usage: store.usage },
     guidance: { controlPlaneUrl: advertisedControlUrl(config) },
+    instances,
+    rates: new RequestRateLimiter(() => instances.live),
+    quotas: new StorageQuotas(store.storageUsage, instances.id, upstream, logger),
   };
+  void instances.start();
   const domain = config.s3.domain;
   const bodyIdleTimeoutMs = config.s3.bodyIdleTimeoutMs;
   const listener = (request: http.IncomingMessage, response: http.ServerResponse): void => {
@@ -105,7 +128,12 @@ export function createS3Listener(services: StorageServices): S3Listener {
     observe(exchange, pipeline.observers);
     handle(exchange, pipeline).catch((error: unknown) => fail(exchange, pipeline, error));
   };
-  return Object.assign(listener, { close: () => connection.close() });
+  return Object.assign(listener, {
+    close: async () => {
+      await instances.close();
+      await connection.close();
+    },
+  });
 }
 
 async function handle(exchange: Exchange, pipeline: Pipeline): Promise<void> {
@@ -134,6 +162,7 @@ async function handle(exchange: Exchange, pipeline: Pipeline): Promise<void> {
   if (authenticated.identity.kind === 'credential')
     pipeline.lastUsed.used(authenticated.identity.credential.accessKeyId);
   const authorised = await authorise(authenticated, store.cache, known, pipeline.guidance);
+  throttle(authorised, pipeline.rates);
   enforceBans(authorised);
   await perform(plan(authorised), pipeline);
 }
@@ -152,12 +181,16 @@ async function uploadFormObject(
   const { credential } = authenticated.identity as { credential: CredentialRecord };
   pipeline.lastUsed.used(credential.accessKeyId);
   const authorised = await authorise(authenticated, pipeline.services.store.cache, known, pipeline.guidance);
+  throttle(authorised, pipeline.rates);
   enforceBans(authorised);
   // Where the client reaches the endpoint, for the Location of the form's answer.
   const { request } = addressed.exchange;
   const scheme = (request.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
   const publicUrl = pipeline.services.config.s3.publicUrl ?? `${scheme}://${request.headers.host ?? ''}`;
-  await uploadForm(plan(authorised), head, pipeline.upstream, publicUrl);
+  const planned = plan(authorised);
+  await pipeline.quotas.formUpload(planned, head.fileLength, (beforeAnswer) =>
+    uploadForm(planned, head, pipeline.upstream, publicUrl, beforeAnswer),
+  );
 }
 
 /** The body plan's refusal, if any: after authorisation and bans, so it tells strangers nothing. */
@@ -181,25 +214,31 @@ const ANSWERS: Readonly<
   GetObjectAcl: (stage, pipeline) => answerGetObjectAcl(stage, pipeline.upstream),
   GetObjectAttributes: (stage, pipeline) => answerGetObjectAttributes(stage, pipeline.upstream),
   PutObjectAcl: (stage, pipeline) => answerPutObjectAcl(stage, pipeline.upstream),
-  CompleteMultipartUpload: (stage, pipeline) => completeMultipartUpload(stage, pipeline.upstream),
+  CompleteMultipartUpload: (stage, pipeline) =>
+    pipeline.quotas.completion(stage, (quota) => completeMultipartUpload(stage, pipeline.upstream, quota)),
 };
 
 async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
   const name = stage.operation.name;
+  const { upstream, quotas } = pipeline;
   if (isAnswered(name) && name !== 'PostObject') return ANSWERS[name](stage, pipeline);
-  if (name === 'DeleteObjects') return forwardDeleteObjects(stage, pipeline.upstream);
-  if (name === 'CopyObject' || name === 'UploadPartCopy')
-    await assertCopySourceExists(stage, pipeline.upstream);
-  return forward(stage, pipeline.upstream);
+  if (name === 'DeleteObjects')
+    return quotas.deletions(stage, (counted) => forwardDeleteObjects(stage, counted));
+  if (name === 'CopyObject' || name === 'UploadPartCopy') {
+    const sourceSize = await copySourceSize(stage, upstream);
+    return quotas.copy(stage, sourceSize, (beforeAnswer) => forward(stage, upstream, beforeAnswer));
+  }
+  return quotas.forwarded(stage, (beforeAnswer) => forward(stage, upstream, beforeAnswer));
 }
 
 /**
  * The copy source must exist before a copy is forwarded: an UploadPartCopy from a missing source
  * whose key holds a `%` crashes Ceph RGW 16.2, and no tenant may take the shared backend down.
+ * Its size, from the same HEAD, is what the copy adds under a storage quota (null: not told).
  */
-async function assertCopySourceExists(stage: Planned, upstream: Upstream): Promise<void> {
+async function copySourceSize(stage: Planned, upstream: Upstream): Promise<number | null> {
   const source = stage.copySource;
-  if (source === null) return;
+  if (source === null) return null;
   // The copy source's SSE-C key headers, named as a HEAD of the source object takes them.
   const prefix = 'x-amz-copy-source-server-side-encryption-customer-';
   const headers: Record<string, string> = {};
@@ -209,7 +248,10 @@ async function assertCopySourceExists(stage: Planned, upstream: Upstream): Promi
       headers[`x-amz-server-side-encryption-customer-${name.slice(prefix.length)}`] = value;
     }
   }
-  if (await isObjectMissing(stage.exchange, upstream, source, headers)) throw new S3Error('NoSuchKey');
+  const answer = await headObject(stage.exchange, upstream, source, headers);
+  if (answer.status === 404) throw new S3Error('NoSuchKey');
+  const length = Number(answer.headers['content-length']);
+  return answer.status === 200 && Number.isSafeInteger(length) ? length : null;
 }
 
 function fail(exchange: Exchange, pipeline: Pipeline, error: unknown): void {

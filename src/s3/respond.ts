@@ -75,7 +75,7 @@ export function sendError(exchange: Exchange, error: S3Error): void {
     error.details,
   );
   const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/xml' };
-  if (error.status === 503) headers['retry-after'] = '1';
+  if (error.status === 503) headers['retry-after'] = String(error.retryAfterSeconds);
   send(exchange, error.status, headers, body);
 }
 

@@ -1,11 +1,13 @@
-import type { Sql } from './database.js';
+import { countOf, type Sql } from './database.js';
 import type { InvalidationBus } from './invalidation.js';
-import type { BucketRecord, CorsRule, CorsRuleSet } from './records.js';
+import type { BucketRecord, CorsRule, CorsRuleSet, StorageQuota } from './records.js';
 
 interface BucketRow {
   name: string;
   organisation_id: string;
   public: boolean;
+  max_bytes: bigint | null;
+  max_objects: bigint | null;
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
@@ -16,6 +18,7 @@ function toBucket(row: BucketRow): BucketRecord {
     name: row.name,
     organisationId: row.organisation_id,
     public: row.public,
+    quota: { maxBytes: countOf(row.max_bytes), maxObjects: countOf(row.max_objects) },
     createdBy: row.created_by,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -85,6 +88,15 @@ export class BucketStore {
   async setPublic(name: string, isPublic: boolean, tx?: Sql): Promise<BucketRecord | null> {
     const [row] = await (tx ?? this.#sql)<BucketRow[]>`
       UPDATE buckets SET public = ${isPublic}, updated_at = now() WHERE name = ${name} RETURNING *`;
+    if (tx === undefined) await this.#bus.publish('bucket', name);
+    return row ? toBucket(row) : null;
+  }
+
+  /** With `tx`: in the caller's transaction, unpublished (the caller publishes after commit). */
+  async setQuota(name: string, quota: StorageQuota, tx?: Sql): Promise<BucketRecord | null> {
+    const [row] = await (tx ?? this.#sql)<BucketRow[]>`
+      UPDATE buckets SET max_bytes = ${quota.maxBytes}, max_objects = ${quota.maxObjects}, updated_at = now()
+      WHERE name = ${name} RETURNING *`;
     if (tx === undefined) await this.#bus.publish('bucket', name);
     return row ? toBucket(row) : null;
   }

@@ -40,9 +40,14 @@ function redactUrl(url: string): string {
 }
 
 const TYPE_OPTIONS = {
-  // bigint counters come back as JS numbers; usage figures stay far below 2^53.
+  // bigint columns come back as JS bigints; countOf turns them into numbers.
   types: { bigint: postgres.BigInt },
 } as const;
+
+/** A bigint column (a byte or object count) as a number: such figures stay far below 2^53. */
+export function countOf(value: bigint | null): number | null {
+  return value === null ? null : Number(value);
+}
 
 /**
  * Seconds a new connection may take. postgres.js waits 30 by default; a database that went away

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './database.js';
 import { InvalidationBus, type Invalidation } from './invalidation.js';
 import { runMigrations } from './migrate.js';
 import { OrganisationStore } from './organisations.js';
+import { StorageUsageStore } from './storage-usage.js';
 import { UsageRecorder } from './usage.js';
 import { UserStore } from './users.js';
 
@@ -20,6 +21,8 @@ export interface Store {
   readonly buckets: BucketStore;
   readonly cache: AccessCache;
   readonly usage: UsageRecorder;
+  /** What the object store holds, for the storage quotas. */
+  readonly storageUsage: StorageUsageStore;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ export async function createStore(db: Database, options: StoreOptions): Promise<
     buckets,
     cache,
     usage,
+    storageUsage: new StorageUsageStore(db.sql),
     close: async () => {
       await usage.close().catch(() => undefined);
       cache.close();

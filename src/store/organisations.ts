@@ -1,6 +1,6 @@
-import type { Sql } from './database.js';
+import { countOf, type Sql } from './database.js';
 import type { InvalidationBus } from './invalidation.js';
-import type { OrganisationRecord } from './records.js';
+import type { OrganisationLimits, OrganisationRecord, RequestRate } from './records.js';
 import { newId } from '../security/ids.js';
 
 interface OrganisationRow {
@@ -10,8 +10,18 @@ interface OrganisationRow {
   suspension_reason: string | null;
   suspended_at: Date | null;
   settings: Record<string, unknown>;
+  max_bytes: bigint | null;
+  max_objects: bigint | null;
+  requests_per_second: number | null;
+  request_burst: number | null;
+  credential_requests_per_second: number | null;
+  credential_request_burst: number | null;
   created_at: Date;
   updated_at: Date;
+}
+
+function rate(requestsPerSecond: number | null, burst: number | null): RequestRate | null {
+  return requestsPerSecond === null ? null : { requestsPerSecond, burst };
 }
 
 function toOrganisation(row: OrganisationRow): OrganisationRecord {
@@ -22,6 +32,11 @@ function toOrganisation(row: OrganisationRow): OrganisationRecord {
     suspensionReason: row.suspension_reason,
     suspendedAt: row.suspended_at,
     settings: row.settings,
+    limits: {
+      storage: { maxBytes: countOf(row.max_bytes), maxObjects: countOf(row.max_objects) },
+      requests: rate(row.requests_per_second, row.request_burst),
+      credentialRequests: rate(row.credential_requests_per_second, row.credential_request_burst),
+    },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -97,6 +112,23 @@ export class OrganisationStore {
         throw new OrganisationNameTakenError(changes.name ?? '');
       throw error;
     }
+  }
+
+  /** Replaces the organisation's limits. With `tx`: in the caller's transaction, unpublished. */
+  async setLimits(id: string, limits: OrganisationLimits, tx?: Sql): Promise<OrganisationRecord | null> {
+    const [row] = await (tx ?? this.#sql)<OrganisationRow[]>`
+      UPDATE organisations SET
+        max_bytes = ${limits.storage.maxBytes},
+        max_objects = ${limits.storage.maxObjects},
+        requests_per_second = ${limits.requests?.requestsPerSecond ?? null},
+        request_burst = ${limits.requests?.burst ?? null},
+        credential_requests_per_second = ${limits.credentialRequests?.requestsPerSecond ?? null},
+        credential_request_burst = ${limits.credentialRequests?.burst ?? null},
+        updated_at = now()
+      WHERE id = ${id}
+      RETURNING *`;
+    if (tx === undefined) await this.#bus.publish('organisation', id);
+    return row ? toOrganisation(row) : null;
   }
 
   /**

@@ -7,12 +7,15 @@ export interface UsageSample {
   accessKeyId: string;
   bytesIn: number;
   bytesOut: number;
+  /** Refused for a request rate limit: counted apart from the requests served. */
+  throttled?: boolean;
 }
 
 interface Totals {
   requests: number;
   bytesIn: number;
   bytesOut: number;
+  throttled: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -26,7 +29,7 @@ export class UsageRecorder {
   readonly #sql: Sql;
   #pending = new Map<
     string,
-    { sample: Omit<UsageSample, 'bytesIn' | 'bytesOut'>; hour: Date; totals: Totals }
+    { sample: Omit<UsageSample, 'bytesIn' | 'bytesOut' | 'throttled'>; hour: Date; totals: Totals }
   >();
   #timer: NodeJS.Timeout | null = null;
   #flushing: Promise<void> = Promise.resolve();
@@ -51,11 +54,12 @@ export class UsageRecorder {
           accessKeyId: sample.accessKeyId,
         },
         hour,
-        totals: { requests: 0, bytesIn: 0, bytesOut: 0 },
+        totals: { requests: 0, bytesIn: 0, bytesOut: 0, throttled: 0 },
       };
       this.#pending.set(key, entry);
     }
-    entry.totals.requests += 1;
+    if (sample.throttled === true) entry.totals.throttled += 1;
+    else entry.totals.requests += 1;
     entry.totals.bytesIn += sample.bytesIn;
     entry.totals.bytesOut += sample.bytesOut;
   }
@@ -84,6 +88,7 @@ export class UsageRecorder {
       requests: totals.requests,
       bytes_in: totals.bytesIn,
       bytes_out: totals.bytesOut,
+      throttled: totals.throttled,
     }));
     try {
       await this.#sql`
@@ -91,7 +96,8 @@ export class UsageRecorder {
         ON CONFLICT (organisation_id, hour, bucket, access_key_id) DO UPDATE SET
           requests = usage_counters.requests + EXCLUDED.requests,
           bytes_in = usage_counters.bytes_in + EXCLUDED.bytes_in,
-          bytes_out = usage_counters.bytes_out + EXCLUDED.bytes_out`;
+          bytes_out = usage_counters.bytes_out + EXCLUDED.bytes_out,
+          throttled = usage_counters.throttled + EXCLUDED.throttled`;
     } catch (error) {
       // A deleted organisation's counters fail their foreign key; anything else is retried next flush.
       if ((error as { code?: string }).code !== '23503') {
@@ -101,7 +107,11 @@ export class UsageRecorder {
     }
   }
 
-  #requeue(entry: { sample: Omit<UsageSample, 'bytesIn' | 'bytesOut'>; hour: Date; totals: Totals }): void {
+  #requeue(entry: {
+    sample: Omit<UsageSample, 'bytesIn' | 'bytesOut' | 'throttled'>;
+    hour: Date;
+    totals: Totals;
+  }): void {
     const key = `${entry.sample.organisationId}\u0000${entry.sample.bucket}\u0000${entry.sample.accessKeyId}\u0000${entry.hour.getTime()}`;
     const existing = this.#pending.get(key);
     if (existing === undefined) this.#pending.set(key, entry);
@@ -109,6 +119,7 @@ export class UsageRecorder {
       existing.totals.requests += entry.totals.requests;
       existing.totals.bytesIn += entry.totals.bytesIn;
       existing.totals.bytesOut += entry.totals.bytesOut;
+      existing.totals.throttled += entry.totals.throttled;
     }
   }
 }
@@ -119,6 +130,7 @@ export interface UsageRow {
   requests: number;
   bytesIn: number;
   bytesOut: number;
+  throttled: number;
 }
 
 /** Sums per bucket and credential over [from, to). */
@@ -129,9 +141,17 @@ export async function queryUsage(
   to: Date,
 ): Promise<UsageRow[]> {
   const rows = await sql<
-    { bucket: string; access_key_id: string; requests: string; bytes_in: string; bytes_out: string }[]
+    {
+      bucket: string;
+      access_key_id: string;
+      requests: string;
+      bytes_in: string;
+      bytes_out: string;
+      throttled: string;
+    }[]
   >`
-    SELECT bucket, access_key_id, sum(requests) AS requests, sum(bytes_in) AS bytes_in, sum(bytes_out) AS bytes_out
+    SELECT bucket, access_key_id, sum(requests) AS requests, sum(bytes_in) AS bytes_in, sum(bytes_out) AS bytes_out,
+           sum(throttled) AS throttled
     FROM usage_counters
     WHERE organisation_id = ${organisationId} AND hour >= ${from} AND hour < ${to}
     GROUP BY bucket, access_key_id
@@ -142,5 +162,6 @@ export async function queryUsage(
     requests: Number(row.requests),
     bytesIn: Number(row.bytes_in),
     bytesOut: Number(row.bytes_out),
+    throttled: Number(row.throttled),
   }));
 }

@@ -150,7 +150,9 @@ export interface paths {
         head?: never;
         /**
          * Change the organisation
-         * @description Renames the organisation or changes its settings (owners and admins).
+         * @description Renames the organisation or changes its settings and limits (owners and admins). Platform
+         *     admins change any organisation (`organisationId`), and they alone its storage quota and request
+         *     rate; the first storage quota counts what the store holds in every bucket, before the answer.
          */
         patch: operations["UpdateOrganisation"];
         trace?: never;
@@ -235,8 +237,9 @@ export interface paths {
         };
         /**
          * Get usage
-         * @description Metered storage usage per bucket and per credential over [from, to) (owners and admins). The
-         *     window defaults to the last 30 days and spans at most 366 days.
+         * @description Metered storage usage per bucket and per credential over [from, to) (owners and admins), the
+         *     storage held now against the quotas, and the request rate limits with the requests they
+         *     refused. The window defaults to the last 30 days and spans at most 366 days.
          */
         get: operations["GetUsage"];
         put?: never;
@@ -474,7 +477,9 @@ export interface paths {
         head?: never;
         /**
          * Change a bucket
-         * @description Makes the bucket public (unsigned reads allowed) or private.
+         * @description Makes the bucket public (unsigned reads allowed) or private, and sets its storage quota (bytes
+         *     and objects, at most the organisation's). The first quota that applies to a bucket counts what
+         *     the store holds in it by listing it, before the answer.
          */
         patch: operations["UpdateBucket"];
         trace?: never;
@@ -773,6 +778,42 @@ export interface components {
         OrganisationSettings: {
             [key: string]: string | number | boolean;
         };
+        /**
+         * @description What the organisation is held to; null: no limit. Uploads over a storage quota are refused with
+         *     QuotaExceeded (403); requests over a rate with SlowDown (503) and Retry-After.
+         */
+        OrganisationLimitsView: {
+            /**
+             * Format: double
+             * @description Bytes all its buckets may hold together (set by platform admins).
+             */
+            maxBytes: number | null;
+            /**
+             * Format: double
+             * @description Objects all its buckets may hold together (set by platform admins).
+             */
+            maxObjects: number | null;
+            /**
+             * Format: double
+             * @description Storage requests per second of the whole organisation, over every gateway instance (platform admins).
+             */
+            requestsPerSecond: number | null;
+            /**
+             * Format: double
+             * @description Requests it may send at once above that rate; null: one second's worth.
+             */
+            requestBurst: number | null;
+            /**
+             * Format: double
+             * @description Storage requests per second of each of its credentials (owners and admins, within requestsPerSecond).
+             */
+            credentialRequestsPerSecond: number | null;
+            /**
+             * Format: double
+             * @description Requests a credential may send at once above its rate; null: one second's worth.
+             */
+            credentialRequestBurst: number | null;
+        };
         OrganisationView: {
             id: string;
             name: string;
@@ -782,6 +823,7 @@ export interface components {
             /** Format: date-time */
             suspendedAt: string | null;
             settings: components["schemas"]["OrganisationSettings"];
+            limits: components["schemas"]["OrganisationLimitsView"];
             /** Format: date-time */
             createdAt: string;
         };
@@ -826,6 +868,43 @@ export interface components {
             /** @description Shown to the organisation. */
             reason: string;
         };
+        /**
+         * @description Changes to the limits: a field left out stays as it is, null removes the limit. The storage
+         *     quota and the organisation's request rate are for platform admins; owners and admins set the
+         *     rate of each credential, at most the organisation's.
+         */
+        OrganisationLimitsUpdate: {
+            /**
+             * Format: int64
+             * @example 107374182400
+             */
+            maxBytes?: number | null;
+            /**
+             * Format: int64
+             * @example 1000000
+             */
+            maxObjects?: number | null;
+            /**
+             * Format: double
+             * @example 500
+             */
+            requestsPerSecond?: number | null;
+            /**
+             * Format: int32
+             * @example 1000
+             */
+            requestBurst?: number | null;
+            /**
+             * Format: double
+             * @example 50
+             */
+            credentialRequestsPerSecond?: number | null;
+            /**
+             * Format: int32
+             * @example 100
+             */
+            credentialRequestBurst?: number | null;
+        };
         UpdateOrganisationRequest: {
             /** @example Acme */
             name?: string;
@@ -833,6 +912,7 @@ export interface components {
             settings?: {
                 [key: string]: (string | null) | (number | null) | (boolean | null);
             };
+            limits?: components["schemas"]["OrganisationLimitsUpdate"];
         };
         /** @enum {string} */
         Role: "owner" | "admin" | "member";
@@ -886,6 +966,70 @@ export interface components {
             /** @description Empty for anonymous reads of public buckets. */
             accessKeyId: string;
         };
+        /** @description A storage quota; null: no limit. */
+        StorageQuotaView: {
+            /** Format: double */
+            maxBytes: number | null;
+            /** Format: double */
+            maxObjects: number | null;
+        };
+        /** @description What the store holds, as the gateway counts it while a storage quota applies. */
+        StoredUsage: {
+            /** Format: double */
+            storedBytes: number;
+            /** Format: double */
+            storedObjects: number;
+            /**
+             * Format: double
+             * @description Room held by uploads under way (counted against the quota until they end).
+             */
+            reservedBytes: number;
+            /** Format: double */
+            reservedObjects: number;
+            /**
+             * Format: date-time
+             * @description When counting started from a listing of the store (the first quota, or a recount).
+             */
+            countedAt: string;
+        };
+        BucketStorage: {
+            bucket: string;
+            quota: components["schemas"]["StorageQuotaView"];
+            /** @description Absent while no quota applies to the bucket (its own or the organisation's): it is not counted. */
+            usage?: components["schemas"]["StoredUsage"];
+        };
+        StorageReport: {
+            /** @description The organisation's quota over all its buckets. */
+            quota: components["schemas"]["StorageQuotaView"];
+            /** @description All its buckets together; absent while the organisation has no quota. */
+            usage?: components["schemas"]["StoredUsage"];
+            buckets: components["schemas"]["BucketStorage"][];
+        };
+        RequestRateView: {
+            /** Format: double */
+            requestsPerSecond: number;
+            /** Format: double */
+            burst: number;
+        };
+        ThrottledCredential: {
+            /** @description Empty for anonymous reads of public buckets. */
+            accessKeyId: string;
+            /** Format: double */
+            throttledRequests: number;
+        };
+        RequestRateReport: {
+            /** @description The organisation's rate over every instance; absent: no limit. */
+            organisation?: components["schemas"]["RequestRateView"];
+            /** @description Each credential's rate; absent: no limit. */
+            perCredential?: components["schemas"]["RequestRateView"];
+            /**
+             * Format: double
+             * @description Requests refused with SlowDown (503) in the window.
+             */
+            throttledRequests: number;
+            /** @description The credentials with requests refused in the window. */
+            byCredential: components["schemas"]["ThrottledCredential"][];
+        };
         UsageReport: {
             /** Format: date-time */
             from: string;
@@ -894,6 +1038,10 @@ export interface components {
             totals: components["schemas"]["UsageFigures"];
             byBucket: components["schemas"]["BucketUsage"][];
             byCredential: components["schemas"]["CredentialUsage"][];
+            /** @description Storage held now against the quotas (not limited to the window). */
+            storage: components["schemas"]["StorageReport"];
+            /** @description The request rate limits in force, and what they refused in the window. */
+            requestRates: components["schemas"]["RequestRateReport"];
         };
         AuditEntryView: {
             id: string;
@@ -1127,6 +1275,13 @@ export interface components {
             ruleCount: number;
             allowedOrigins: string[];
         };
+        /** @description The bucket's own storage quota, within its organisation's; null: no limit of its own. */
+        BucketQuota: {
+            /** Format: double */
+            maxBytes: number | null;
+            /** Format: double */
+            maxObjects: number | null;
+        };
         BucketView: {
             name: string;
             public: boolean;
@@ -1135,6 +1290,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             cors: components["schemas"]["CorsSummary"];
+            quota: components["schemas"]["BucketQuota"];
         };
         CreateBucketRequest: {
             /**
@@ -1148,8 +1304,26 @@ export interface components {
              */
             public?: boolean;
         };
+        /**
+         * @description Changes to the bucket's quota (owners and admins): a field left out stays, null removes it. A
+         *     limit may not exceed the organisation's. Uploads over it are refused with QuotaExceeded (403).
+         */
+        BucketQuotaUpdate: {
+            /**
+             * Format: int64
+             * @example 10737418240
+             */
+            maxBytes?: number | null;
+            /**
+             * Format: int64
+             * @example 100000
+             */
+            maxObjects?: number | null;
+        };
+        /** @description Give `public`, `quota` or both. */
         UpdateBucketRequest: {
-            public: boolean;
+            public?: boolean;
+            quota?: components["schemas"]["BucketQuotaUpdate"];
         };
         CorsRuleBody: {
             /**
@@ -1685,7 +1859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1698,7 +1872,10 @@ export interface operations {
     };
     UpdateOrganisation: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Platform admins: the organisation to change (default: your own). */
+                organisationId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1736,8 +1913,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description No such organisation (organisation_not_found) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1795,7 +1981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1846,7 +2032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1902,7 +2088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1973,7 +2159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2040,7 +2226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2065,6 +2251,8 @@ export interface operations {
             query?: {
                 from?: string;
                 to?: string;
+                /** @description Platform admins: the organisation to report on (default: your own). */
+                organisationId?: string;
             };
             header?: never;
             path?: never;
@@ -2099,8 +2287,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description No such organisation (organisation_not_found) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2149,7 +2346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
-            /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
+            /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -99,7 +99,9 @@ export class BucketsController extends Controller {
   }
 
   /**
-   * Makes the bucket public (unsigned reads allowed) or private.
+   * Makes the bucket public (unsigned reads allowed) or private, and sets its storage quota (bytes
+   * and objects, at most the organisation's). The first quota that applies to a bucket counts what
+   * the store holds in it by listing it, before the answer.
    * @summary Change a bucket
    */
   @Patch('{bucket}')
@@ -110,7 +112,7 @@ export class BucketsController extends Controller {
     @Body() body: UpdateBucketRequest,
     @Request() request: ExpressRequest,
   ): Promise<BucketView> {
-    return this.services.buckets.setPublic(callerOf(request), bucket, body.public);
+    return this.services.buckets.update(callerOf(request), bucket, body);
   }
 
   /**

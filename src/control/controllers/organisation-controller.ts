@@ -46,7 +46,7 @@ import type { ControlServices } from '../services/index.js';
 )
 @Response<ProblemDocument>(
   403,
-  'Your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
+  'Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation)',
 )
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
@@ -66,17 +66,22 @@ export class OrganisationController extends Controller {
   }
 
   /**
-   * Renames the organisation or changes its settings (owners and admins).
+   * Renames the organisation or changes its settings and limits (owners and admins). Platform
+   * admins change any organisation (`organisationId`), and they alone its storage quota and request
+   * rate; the first storage quota counts what the store holds in every bucket, before the answer.
    * @summary Change the organisation
+   * @param organisationId Platform admins: the organisation to change (default: your own).
    */
   @Patch()
   @Produces(JSON_MEDIA_TYPE)
+  @Response<ProblemDocument>(404, 'No such organisation (organisation_not_found)')
   @Response<ProblemDocument>(409, 'The name is taken (organisation_name_taken)')
   public async updateOrganisation(
     @Body() body: UpdateOrganisationRequest,
     @Request() request: ExpressRequest,
+    @Query() organisationId?: string,
   ): Promise<OrganisationView> {
-    return this.services.organisation.update(callerOf(request), body);
+    return this.services.organisation.update(callerOf(request), body, organisationId);
   }
 
   /**
@@ -153,18 +158,22 @@ export class OrganisationController extends Controller {
   }
 
   /**
-   * Metered storage usage per bucket and per credential over [from, to) (owners and admins). The
-   * window defaults to the last 30 days and spans at most 366 days.
+   * Metered storage usage per bucket and per credential over [from, to) (owners and admins), the
+   * storage held now against the quotas, and the request rate limits with the requests they
+   * refused. The window defaults to the last 30 days and spans at most 366 days.
    * @summary Get usage
+   * @param organisationId Platform admins: the organisation to report on (default: your own).
    */
   @Get('usage')
   @Produces(JSON_MEDIA_TYPE)
+  @Response<ProblemDocument>(404, 'No such organisation (organisation_not_found)')
   public async getUsage(
     @Request() request: ExpressRequest,
     @Query() from?: Date,
     @Query() to?: Date,
+    @Query() organisationId?: string,
   ): Promise<UsageReport> {
-    return this.services.organisation.usage(callerOf(request), { from, to });
+    return this.services.organisation.usage(callerOf(request), { from, to }, organisationId);
   }
 
   /**

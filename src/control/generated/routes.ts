@@ -103,6 +103,19 @@ const models: TsoaRoute.Models = {
         "additionalProperties": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"double"},{"dataType":"boolean"}]},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "OrganisationLimitsView": {
+        "dataType": "refObject",
+        "properties": {
+            "maxBytes": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "maxObjects": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "requestsPerSecond": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "requestBurst": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "credentialRequestsPerSecond": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "credentialRequestBurst": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "OrganisationView": {
         "dataType": "refObject",
         "properties": {
@@ -112,6 +125,7 @@ const models: TsoaRoute.Models = {
             "suspensionReason": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "suspendedAt": {"dataType":"union","subSchemas":[{"dataType":"datetime"},{"dataType":"enum","enums":[null]}],"required":true},
             "settings": {"ref":"OrganisationSettings","required":true},
+            "limits": {"ref":"OrganisationLimitsView","required":true},
             "createdAt": {"dataType":"datetime","required":true},
         },
         "additionalProperties": false,
@@ -181,11 +195,25 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "OrganisationLimitsUpdate": {
+        "dataType": "refObject",
+        "properties": {
+            "maxBytes": {"dataType":"union","subSchemas":[{"dataType":"long"},{"dataType":"enum","enums":[null]}],"validators":{"minimum":{"value":0},"maximum":{"value":9007199254740991}}},
+            "maxObjects": {"dataType":"union","subSchemas":[{"dataType":"long"},{"dataType":"enum","enums":[null]}],"validators":{"minimum":{"value":0},"maximum":{"value":9007199254740991}}},
+            "requestsPerSecond": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"validators":{"minimum":{"value":0.001},"maximum":{"value":1000000}}},
+            "requestBurst": {"dataType":"union","subSchemas":[{"dataType":"integer"},{"dataType":"enum","enums":[null]}],"validators":{"minimum":{"value":1},"maximum":{"value":1000000}}},
+            "credentialRequestsPerSecond": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"validators":{"minimum":{"value":0.001},"maximum":{"value":1000000}}},
+            "credentialRequestBurst": {"dataType":"union","subSchemas":[{"dataType":"integer"},{"dataType":"enum","enums":[null]}],"validators":{"minimum":{"value":1},"maximum":{"value":1000000}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "UpdateOrganisationRequest": {
         "dataType": "refObject",
         "properties": {
             "name": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":100}}},
             "settings": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"double"},{"dataType":"boolean"},{"dataType":"enum","enums":[null]}]}},
+            "limits": {"ref":"OrganisationLimitsUpdate"},
         },
         "additionalProperties": false,
     },
@@ -273,6 +301,76 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "StorageQuotaView": {
+        "dataType": "refObject",
+        "properties": {
+            "maxBytes": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "maxObjects": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "StoredUsage": {
+        "dataType": "refObject",
+        "properties": {
+            "storedBytes": {"dataType":"double","required":true},
+            "storedObjects": {"dataType":"double","required":true},
+            "reservedBytes": {"dataType":"double","required":true},
+            "reservedObjects": {"dataType":"double","required":true},
+            "countedAt": {"dataType":"datetime","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BucketStorage": {
+        "dataType": "refObject",
+        "properties": {
+            "bucket": {"dataType":"string","required":true},
+            "quota": {"ref":"StorageQuotaView","required":true},
+            "usage": {"ref":"StoredUsage"},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "StorageReport": {
+        "dataType": "refObject",
+        "properties": {
+            "quota": {"ref":"StorageQuotaView","required":true},
+            "usage": {"ref":"StoredUsage"},
+            "buckets": {"dataType":"array","array":{"dataType":"refObject","ref":"BucketStorage"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RequestRateView": {
+        "dataType": "refObject",
+        "properties": {
+            "requestsPerSecond": {"dataType":"double","required":true},
+            "burst": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ThrottledCredential": {
+        "dataType": "refObject",
+        "properties": {
+            "accessKeyId": {"dataType":"string","required":true},
+            "throttledRequests": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RequestRateReport": {
+        "dataType": "refObject",
+        "properties": {
+            "organisation": {"ref":"RequestRateView"},
+            "perCredential": {"ref":"RequestRateView"},
+            "throttledRequests": {"dataType":"double","required":true},
+            "byCredential": {"dataType":"array","array":{"dataType":"refObject","ref":"ThrottledCredential"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "UsageReport": {
         "dataType": "refObject",
         "properties": {
@@ -281,6 +379,8 @@ const models: TsoaRoute.Models = {
             "totals": {"ref":"UsageFigures","required":true},
             "byBucket": {"dataType":"array","array":{"dataType":"refObject","ref":"BucketUsage"},"required":true},
             "byCredential": {"dataType":"array","array":{"dataType":"refObject","ref":"CredentialUsage"},"required":true},
+            "storage": {"ref":"StorageReport","required":true},
+            "requestRates": {"ref":"RequestRateReport","required":true},
         },
         "additionalProperties": false,
     },
@@ -506,6 +606,15 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BucketQuota": {
+        "dataType": "refObject",
+        "properties": {
+            "maxBytes": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "maxObjects": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "BucketView": {
         "dataType": "refObject",
         "properties": {
@@ -514,6 +623,7 @@ const models: TsoaRoute.Models = {
             "createdAt": {"dataType":"datetime","required":true},
             "updatedAt": {"dataType":"datetime","required":true},
             "cors": {"ref":"CorsSummary","required":true},
+            "quota": {"ref":"BucketQuota","required":true},
         },
         "additionalProperties": false,
     },
@@ -527,10 +637,20 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BucketQuotaUpdate": {
+        "dataType": "refObject",
+        "properties": {
+            "maxBytes": {"dataType":"union","subSchemas":[{"dataType":"long"},{"dataType":"enum","enums":[null]}],"validators":{"minimum":{"value":0},"maximum":{"value":9007199254740991}}},
+            "maxObjects": {"dataType":"union","subSchemas":[{"dataType":"long"},{"dataType":"enum","enums":[null]}],"validators":{"minimum":{"value":0},"maximum":{"value":9007199254740991}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "UpdateBucketRequest": {
         "dataType": "refObject",
         "properties": {
-            "public": {"dataType":"boolean","required":true},
+            "public": {"dataType":"boolean"},
+            "quota": {"ref":"BucketQuotaUpdate"},
         },
         "additionalProperties": false,
     },
@@ -998,6 +1118,7 @@ export function RegisterRoutes(app: Router) {
         const argsOrganisationController_updateOrganisation: Record<string, TsoaRoute.ParameterSchema> = {
                 body: {"in":"body","name":"body","required":true,"ref":"UpdateOrganisationRequest"},
                 request: {"in":"request","name":"request","required":true,"dataType":"object"},
+                organisationId: {"in":"query","name":"organisationId","dataType":"string"},
         };
         app.patch('/v1/organisation',
             authenticateMiddleware([{"bearer":[]}]),
@@ -1223,6 +1344,7 @@ export function RegisterRoutes(app: Router) {
                 request: {"in":"request","name":"request","required":true,"dataType":"object"},
                 from: {"in":"query","name":"from","dataType":"datetime"},
                 to: {"in":"query","name":"to","dataType":"datetime"},
+                organisationId: {"in":"query","name":"organisationId","dataType":"string"},
         };
         app.get('/v1/organisation/usage',
             authenticateMiddleware([{"bearer":[]}]),

@@ -3,12 +3,19 @@ export interface CorsSummary {
   allowedOrigins: string[];
 }
 
+/** The bucket's own storage quota, within its organisation's; null: no limit of its own. */
+export interface BucketQuota {
+  maxBytes: number | null;
+  maxObjects: number | null;
+}
+
 export interface BucketView {
   name: string;
   public: boolean;
   createdAt: Date;
   updatedAt: Date;
   cors: CorsSummary;
+  quota: BucketQuota;
 }
 
 export interface BucketListItem {
@@ -35,8 +42,31 @@ export interface CreateBucketRequest {
   public?: boolean;
 }
 
+/**
+ * Changes to the bucket's quota (owners and admins): a field left out stays, null removes it. A
+ * limit may not exceed the organisation's. Uploads over it are refused with QuotaExceeded (403).
+ */
+export interface BucketQuotaUpdate {
+  /**
+   * @isLong
+   * @minimum 0
+   * @maximum 9007199254740991
+   * @example 10737418240
+   */
+  maxBytes?: number | null;
+  /**
+   * @isLong
+   * @minimum 0
+   * @maximum 9007199254740991
+   * @example 100000
+   */
+  maxObjects?: number | null;
+}
+
+/** Give `public`, `quota` or both. */
 export interface UpdateBucketRequest {
-  public: boolean;
+  public?: boolean;
+  quota?: BucketQuotaUpdate;
 }
 
 export interface CorsRuleBody {

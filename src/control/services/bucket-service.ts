@@ -1,7 +1,7 @@
 import { BackendError } from '../../backend/object-store.js';
 import { BucketNameTakenError } from '../../store/buckets.js';
 import type { Sql } from '../../store/database.js';
-import type { BucketRecord } from '../../store/records.js';
+import type { BucketRecord, StorageQuota } from '../../store/records.js';
 import { requireManager, requireMember, type Caller, type Member } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
 import type {
@@ -12,19 +12,24 @@ import type {
   CreateBucketRequest,
   DeleteObjectsResponse,
   ObjectListingView,
+  UpdateBucketRequest,
 } from '../models/buckets.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, toPage } from '../pagination.js';
 import { invalidField, ProblemError, validationProblem } from '../problems.js';
 import { bucketNameProblem, objectKeyProblem, validateCorsRules } from './bucket-rules.js';
+import { updatedBucketQuota } from './limit-rules.js';
+import type { CountingChange, StorageCounting } from './storage-counting.js';
 import { inOneTransaction } from '../../store/transaction.js';
 import { bucketListItem, bucketView } from './views.js';
 
 /** Buckets of the caller's organisation, their CORS rules and objects. */
 export class BucketService {
   readonly #deps: ControlDependencies;
+  readonly #counting: StorageCounting;
 
-  constructor(deps: ControlDependencies) {
+  constructor(deps: ControlDependencies, counting: StorageCounting) {
     this.#deps = deps;
+    this.#counting = counting;
   }
 
   async list(caller: Caller, options: { limit?: number; cursor?: string }): Promise<BucketPage> {
@@ -60,6 +65,8 @@ export class BucketService {
         tx,
       );
       changed('bucket', bucket.name);
+      // Under an organisation quota every bucket is counted, this one from empty.
+      await store.storageUsage.startEmptyBucket(member.organisationId, bucket.name, tx);
       await this.#audit(member, 'bucket.create', bucket.name, { public: bucket.public }, tx);
       return bucket;
     }).catch(async (error: unknown) => {
@@ -82,15 +89,37 @@ export class BucketService {
     return bucketView(bucket, await this.#deps.context.store.buckets.findCors(bucket.name));
   }
 
-  async setPublic(caller: Caller, name: string, isPublic: boolean): Promise<BucketView> {
+  /** Makes the bucket public or private, and changes its storage quota (within the organisation's). */
+  async update(caller: Caller, name: string, request: UpdateBucketRequest): Promise<BucketView> {
     const member = requireManager(caller);
-    await this.bucketOf(member, name);
+    const bucket = await this.bucketOf(member, name);
+    if (request.public === undefined && request.quota === undefined) {
+      throw invalidField('public', 'give public, quota or both');
+    }
     const { store } = this.#deps.context;
+    let quota: StorageQuota | undefined;
+    let counting: CountingChange | undefined;
+    if (request.quota !== undefined) {
+      const organisation = await store.organisations.find(member.organisationId);
+      if (organisation === null) throw new ProblemError('no_organisation');
+      quota = updatedBucketQuota(bucket.quota, request.quota, organisation.limits.storage);
+      counting = await this.#counting.bucketQuotaChange(
+        bucket,
+        organisation.limits.storage,
+        bucket.quota,
+        quota,
+      );
+    }
     const updated = await inOneTransaction(store, async (tx, changed) => {
-      const updated = await store.buckets.setPublic(name, isPublic, tx);
+      let updated: BucketRecord | null = bucket;
+      if (request.public !== undefined) updated = await store.buckets.setPublic(name, request.public, tx);
+      if (quota !== undefined) {
+        updated = await store.buckets.setQuota(name, quota, tx);
+        await counting?.(tx);
+      }
       changed('bucket', name);
       if (updated === null) throw new ProblemError('bucket_not_found');
-      await this.#audit(member, 'bucket.update', name, { public: isPublic }, tx);
+      await this.#audit(member, 'bucket.update', name, { public: request.public, quota }, tx);
       return updated;
     });
     return bucketView(updated, await store.buckets.findCors(name));
@@ -177,7 +206,7 @@ export class BucketService {
 
   async deleteObjects(caller: Caller, name: string, keys: string[]): Promise<DeleteObjectsResponse> {
     const member = requireManager(caller);
-    await this.bucketOf(member, name);
+    const bucket = await this.bucketOf(member, name);
     const errors = keys.flatMap((key, index) => {
       const problem = objectKeyProblem(key);
       return problem === null ? [] : [{ field: `keys[${index}]`, message: problem }];
@@ -187,7 +216,13 @@ export class BucketService {
     }
     await this.#requireActive(member, 'its objects cannot be deleted');
     const unique = [...new Set(keys)];
-    const results = await this.#deps.context.backend.deleteObjects(name, unique).catch(rethrowMissingBucket);
+    const { backend, store } = this.#deps.context;
+    const organisation = await store.organisations.find(member.organisationId);
+    const results = await this.#counting
+      .deletions(bucket, organisation?.limits.storage ?? NO_QUOTA, unique, () =>
+        backend.deleteObjects(name, unique),
+      )
+      .catch(rethrowMissingBucket);
     await this.#audit(member, 'objects.delete', name, {
       requested: unique.length,
       deleted: results.filter((result) => result.deleted).length,
@@ -229,6 +264,8 @@ export class BucketService {
     );
   }
 }
+
+const NO_QUOTA: StorageQuota = { maxBytes: null, maxObjects: null };
 
 function nameTaken(name: string): ProblemError {
   return new ProblemError('bucket_name_taken', `The bucket name "${name}" is taken; names are global.`);

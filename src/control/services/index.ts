@@ -9,6 +9,7 @@ import { OrganisationService } from './organisation-service.js';
 import { PlatformService } from './platform-service.js';
 import { PresignService } from './presign-service.js';
 import { SessionStarter } from './session-starter.js';
+import { StorageCounting } from './storage-counting.js';
 import { SystemService } from './system-service.js';
 
 /** Every rule of the control plane, one service per area; controllers only translate HTTP. */
@@ -26,12 +27,13 @@ export interface ControlServices {
 
 export function createServices(deps: ControlDependencies): ControlServices {
   const invitations = new InvitationIssuer(deps);
-  const buckets = new BucketService(deps);
+  const counting = new StorageCounting(deps.context.store, deps.context.backend);
+  const buckets = new BucketService(deps, counting);
   return {
     auth: new AuthService(deps, new SessionStarter(deps)),
     refreshCookies: new RefreshCookies(deps.context.config),
     account: new AccountService(deps),
-    organisation: new OrganisationService(deps, invitations),
+    organisation: new OrganisationService(deps, invitations, counting),
     platform: new PlatformService(deps, invitations),
     credentials: new CredentialService(deps),
     buckets,

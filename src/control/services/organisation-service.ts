@@ -1,6 +1,6 @@
 import { generateOpaqueToken, hashToken } from '../../security/tokens.js';
 import { inTransaction } from '../../store/database.js';
-import type { Role } from '../../store/records.js';
+import type { OrganisationLimits, OrganisationRecord, Role } from '../../store/records.js';
 import { queryUsage } from '../../store/usage.js';
 import { requireManager, requireMember, type Caller, type Member } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
@@ -18,9 +18,11 @@ import type {
 import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.js';
 import { invalidField, ProblemError } from '../problems.js';
 import type { InvitationIssuer } from './invitation-issuer.js';
+import { updatedOrganisationLimits } from './limit-rules.js';
 import { rethrowOrganisationNameTaken } from './record-rules.js';
+import type { CountingChange, StorageCounting } from './storage-counting.js';
 import { inOneTransaction } from '../../store/transaction.js';
-import { summariseUsage } from './usage-summary.js';
+import { summariseRequestRates, summariseStorage, summariseUsage } from './usage-summary.js';
 import { auditEntryView, organisationView } from './views.js';
 
 const RESET_TOKEN_TTL_MS = 24 * 3600 * 1000;
@@ -32,10 +34,12 @@ const MAX_SETTINGS = 50;
 export class OrganisationService {
   readonly #deps: ControlDependencies;
   readonly #invitations: InvitationIssuer;
+  readonly #counting: StorageCounting;
 
-  constructor(deps: ControlDependencies, invitations: InvitationIssuer) {
+  constructor(deps: ControlDependencies, invitations: InvitationIssuer, counting: StorageCounting) {
     this.#deps = deps;
     this.#invitations = invitations;
+    this.#counting = counting;
   }
 
   async get(caller: Caller): Promise<OrganisationView> {
@@ -45,11 +49,17 @@ export class OrganisationService {
     return organisationView(organisation);
   }
 
-  async update(caller: Caller, request: UpdateOrganisationRequest): Promise<OrganisationView> {
-    const member = requireManager(caller);
+  /**
+   * Owners and admins change their organisation; platform admins any organisation (`organisationId`),
+   * and they alone its storage quota and request rate.
+   */
+  async update(
+    caller: Caller,
+    request: UpdateOrganisationRequest,
+    organisationId?: string,
+  ): Promise<OrganisationView> {
+    const current = await this.#target(caller, organisationId);
     const { organisations } = this.#deps.context.store;
-    const current = await organisations.find(member.organisationId);
-    if (current === null) throw new ProblemError('no_organisation');
     let settings: Record<string, unknown> | undefined;
     if (request.settings !== undefined) {
       settings = { ...current.settings };
@@ -61,25 +71,57 @@ export class OrganisationService {
         throw invalidField('settings', `holds at most ${MAX_SETTINGS} keys`);
       }
     }
+    let limits: OrganisationLimits | undefined;
+    let counting: CountingChange | undefined;
+    if (request.limits !== undefined) {
+      limits = updatedOrganisationLimits(current.limits, request.limits, caller.platformAdmin);
+      counting = await this.#counting.organisationQuotaChange(
+        current.id,
+        current.limits.storage,
+        limits.storage,
+      );
+    }
     const updated = await inOneTransaction(this.#deps.context.store, async (tx, changed) => {
-      const updated = await organisations
-        .updateSettings(member.organisationId, { name: request.name, settings }, tx)
+      let updated = await organisations
+        .updateSettings(current.id, { name: request.name, settings }, tx)
         .catch(rethrowOrganisationNameTaken);
-      changed('organisation', member.organisationId);
+      if (limits !== undefined) {
+        updated = await organisations.setLimits(current.id, limits, tx);
+        await counting?.(tx);
+      }
+      changed('organisation', current.id);
       if (updated === null) throw new ProblemError('no_organisation');
       await this.#deps.audit.record(
         caller,
         {
-          organisationId: member.organisationId,
+          organisationId: current.id,
           action: 'organisation.update',
-          target: member.organisationId,
-          details: { name: request.name, settings: request.settings },
+          target: current.id,
+          details: { name: request.name, settings: request.settings, limits: request.limits },
         },
         tx,
       );
       return updated;
     });
     return organisationView(updated);
+  }
+
+  /**
+   * The organisation a change or a report is for: the caller's own (owners and admins), or, for
+   * platform admins, the one `organisationId` names.
+   */
+  async #target(caller: Caller, organisationId: string | undefined): Promise<OrganisationRecord> {
+    const { organisations } = this.#deps.context.store;
+    if (organisationId !== undefined && organisationId !== caller.organisationId) {
+      if (!caller.platformAdmin) throw new ProblemError('platform_admin_required');
+      const organisation = isUuid(organisationId) ? await organisations.find(organisationId) : null;
+      if (organisation === null) throw new ProblemError('organisation_not_found');
+      return organisation;
+    }
+    const member = requireManager(caller);
+    const organisation = await organisations.find(member.organisationId);
+    if (organisation === null) throw new ProblemError('no_organisation');
+    return organisation;
   }
 
   async members(caller: Caller, options: { limit?: number; cursor?: string }): Promise<MemberPage> {
@@ -218,8 +260,12 @@ export class OrganisationService {
     return { token, expiresAt: reset.expiresAt };
   }
 
-  async usage(caller: Caller, window: { from?: Date; to?: Date }): Promise<UsageReport> {
-    const member = requireManager(caller);
+  async usage(
+    caller: Caller,
+    window: { from?: Date; to?: Date },
+    organisationId?: string,
+  ): Promise<UsageReport> {
+    const organisation = await this.#target(caller, organisationId);
     const to = window.to ?? new Date();
     const from = window.from ?? new Date(to.getTime() - DEFAULT_USAGE_WINDOW_MS);
     if (from.getTime() >= to.getTime()) throw invalidField('from', 'must be before to');
@@ -229,8 +275,18 @@ export class OrganisationService {
     const { store } = this.#deps.context;
     // Traffic is summed in memory between flushes; flush so the report includes the last seconds.
     await store.usage.flush();
-    const rows = await queryUsage(store.db.sql, member.organisationId, from, to);
-    return { from, to, ...summariseUsage(rows) };
+    const rows = await queryUsage(store.db.sql, organisation.id, from, to);
+    const [buckets, stored] = await Promise.all([
+      store.buckets.allForOrganisation(organisation.id),
+      store.storageUsage.figures(organisation.id),
+    ]);
+    return {
+      from,
+      to,
+      ...summariseUsage(rows),
+      storage: summariseStorage(organisation, buckets, stored),
+      requestRates: summariseRequestRates(organisation.limits, rows),
+    };
   }
 
   async auditLog(caller: Caller, options: { limit?: number; cursor?: string }): Promise<AuditPage> {

@@ -8,6 +8,7 @@ import type { UserSummary } from '../models/auth.js';
 import type { BucketListItem, BucketView } from '../models/buckets.js';
 import type { CredentialScopeBody, CredentialView } from '../models/credentials.js';
 import type { AuditEntryView, OrganisationSettings, OrganisationView } from '../models/organisation.js';
+import { limitsView } from './limit-rules.js';
 import { credentialExpired } from './record-rules.js';
 
 /** Record-to-response mappers: the one place that decides what leaves the service. */
@@ -30,6 +31,7 @@ export function organisationView(organisation: OrganisationRecord): Organisation
     suspensionReason: organisation.suspensionReason,
     suspendedAt: organisation.suspendedAt,
     settings: organisation.settings as OrganisationSettings,
+    limits: limitsView(organisation.limits),
     createdAt: organisation.createdAt,
   };
 }
@@ -84,6 +86,7 @@ export function bucketView(bucket: BucketRecord, cors: CorsRuleSet | null): Buck
       ruleCount: rules.length,
       allowedOrigins: [...new Set(rules.flatMap((rule) => rule.allowedOrigins))],
     },
+    quota: { maxBytes: bucket.quota.maxBytes, maxObjects: bucket.quota.maxObjects },
   };
 }
 

@@ -9,6 +9,8 @@
  * - The completion body is small XML, read whole (bounded) and verified, then sent on as read.
  * - Ceph RGW 16.2 completes with an empty `<ETag></ETag>` (scripts/ceph-rgw/README.md): the
  *   gateway then HEADs the object just assembled and fills its ETag in.
+ * - Under a storage quota, the object's size (the sum of the parts it is made of, as the store
+ *   lists them) is admitted before the completion is sent (storage-quotas.ts).
  * - The answer is small, so it is read whole rather than streamed; only the whitespace a store
  *   sends ahead of a 200's document while it works goes to the client as it arrives, so the
  *   client's connection is kept alive as the store meant it to be.
@@ -150,6 +152,23 @@ export function findUndersizedPart(
   return null;
 }
 
+/**
+ * The size of the object a completion assembles: the parts it names, each as the store holds it
+ * (by number and ETag). A part the store does not hold counts nothing: the store refuses the
+ * completion (InvalidPart) anyway.
+ */
+export function completedSize(
+  completed: readonly CompletedPart[],
+  stored: ReadonlyMap<number, readonly StoredPart[]>,
+): number {
+  let size = 0;
+  for (const part of completed) {
+    const wanted = bareEtag(part.etag);
+    size += stored.get(part.partNumber)?.find((candidate) => candidate.etag === wanted)?.size ?? 0;
+  }
+  return size;
+}
+
 const EMPTY_ETAG = /<ETag\s*\/>|<ETag>\s*<\/ETag>/;
 
 /** True when the document is a CompleteMultipartUploadResult with an empty ETag element. */
@@ -164,8 +183,22 @@ export function fillEtag(document: string, etag: string): string {
   return document.replace(EMPTY_ETAG, () => `<ETag>${escapeXml(etag)}</ETag>`);
 }
 
+/**
+ * What a storage quota does around a completion (storage-quotas.ts): `admit` refuses an object too
+ * large for it (its size null when the store lists no parts); `beforeAnswer` records the outcome
+ * before the client hears it.
+ */
+export interface CompletionQuota {
+  admit(size: number | null): Promise<void>;
+  beforeAnswer(succeeded: boolean): Promise<void>;
+}
+
 /** Reads and checks a CompleteMultipartUpload, then sends it on with the body that was read. */
-export async function completeMultipartUpload(stage: Planned, upstream: Upstream): Promise<void> {
+export async function completeMultipartUpload(
+  stage: Planned,
+  upstream: Upstream,
+  quota?: CompletionQuota,
+): Promise<void> {
   const { exchange } = stage;
   const bytes = await readBody(exchange, stage.body, MAX_COMPLETION_BODY_BYTES, 'MalformedXML');
   const completed = parseCompletedParts(bytes);
@@ -190,11 +223,17 @@ export async function completeMultipartUpload(stage: Planned, upstream: Upstream
   // Ceph RGW 16.2 answers a completion of an unknown upload with 500; its ListParts knows better.
   if (stored === 'no-such-upload') throw new S3Error('NoSuchUpload');
   if (stored !== null && findUndersizedPart(completed, stored) !== null) throw new S3Error('EntityTooSmall');
+  await quota?.admit(stored === null ? null : completedSize(completed, stored));
 
-  await sendCompletion(stage, upstream, bytes);
+  await sendCompletion(stage, upstream, bytes, quota);
 }
 
-async function sendCompletion(stage: Planned, upstream: Upstream, body: Buffer): Promise<void> {
+async function sendCompletion(
+  stage: Planned,
+  upstream: Upstream,
+  body: Buffer,
+  quota: CompletionQuota | undefined,
+): Promise<void> {
   const { exchange } = stage;
   const spec = backendRequestOf(stage, { 'content-length': String(body.length) });
   const startedAt = performance.now();
@@ -234,6 +273,8 @@ async function sendCompletion(stage: Planned, upstream: Upstream, body: Buffer):
     if (bare !== null) throw bare;
   }
   exchange.errorCode = errorCodeOf(text) ?? statusLabel(status);
+  // A 200 can carry an error document: only one without is a completed upload.
+  await quota?.beforeAnswer(exchange.errorCode === '');
   const bytes = Buffer.from(text, 'utf8');
   // After whitespace the head is out already (no length), and this ends the chunked body.
   headers['content-length'] = bytes.length;

@@ -63,11 +63,13 @@ export function formAnswer(
   return { status: status === '200' ? 200 : 204, headers, body: '' };
 }
 
+/** `beforeAnswer` runs with the store's status before the browser hears it (storage quotas). */
 export async function uploadForm(
   stage: Planned,
   head: FormHead,
   upstream: Upstream,
   publicUrl: string,
+  beforeAnswer?: (status: number) => Promise<void>,
 ): Promise<void> {
   const { exchange } = stage;
   const bucket = stage.bucket ?? '';
@@ -87,5 +89,6 @@ export async function uploadForm(
     body,
     successAnswer: (storeHeaders) =>
       formAnswer(head.fields, { bucket, key: stage.key, location }, storeHeaders),
+    ...(beforeAnswer === undefined ? {} : { beforeAnswer }),
   });
 }

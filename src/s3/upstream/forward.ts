@@ -114,7 +114,15 @@ export function backendRequestOf(
  */
 const BODY_METHODS: ReadonlySet<string> = new Set(['PUT', 'POST']);
 
-export async function forward(stage: Planned, upstream: Upstream): Promise<void> {
+/**
+ * Forwards the request; `beforeAnswer` runs with the store's status before the client hears it
+ * (storage-quotas.ts records what the write changed).
+ */
+export async function forward(
+  stage: Planned,
+  upstream: Upstream,
+  beforeAnswer?: (status: number) => Promise<void>,
+): Promise<void> {
   const { exchange, body: plan } = stage;
   const extra: Record<string, string> = {};
   if (stage.copySource !== null) extra['x-amz-copy-source'] = encodeCopySource(stage.copySource);
@@ -138,6 +146,7 @@ export async function forward(stage: Planned, upstream: Upstream): Promise<void>
   await upstream.forward(exchange, {
     spec: backendRequestOf(stage, extra),
     body: streamed,
+    ...(beforeAnswer === undefined ? {} : { beforeAnswer }),
     // The trailer checksum the gateway verified (the backend never saw it) goes back to the client.
     ...(trailer === undefined || streamed === null
       ? {}

@@ -42,6 +42,12 @@ export interface Forwarded {
     readonly headers: http.OutgoingHttpHeaders;
     readonly body: string;
   };
+  /**
+   * Runs once the store's status is known, before the client hears anything: what the write
+   * changed is recorded (storage quotas) before the client can send its next request. Must not
+   * reject. The store's answer waits meanwhile.
+   */
+  readonly beforeAnswer?: (status: number) => Promise<void>;
 }
 
 /** What forwarding needs of the process around it. */
@@ -76,6 +82,8 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   #headers: http.OutgoingHttpHeaders = {};
   #document: Buffer[] = [];
   #documentBytes = 0;
+  /** While `beforeAnswer` runs: what the store sent meanwhile, replayed once it is done. */
+  #deferred: (() => void)[] | null = null;
   readonly #startedAt = performance.now();
 
   constructor(
@@ -113,6 +121,29 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       (performance.now() - this.#startedAt) / 1000,
     );
     if (status >= 500) upstream.metrics.backendErrors.inc({ kind: '5xx' });
+    const beforeAnswer = this.forwarded.beforeAnswer;
+    if (beforeAnswer === undefined) {
+      this.#answer(controller, status, headers);
+      return;
+    }
+    this.#deferred = [];
+    controller.pause();
+    void beforeAnswer(status).then(() => {
+      const deferred = this.#deferred ?? [];
+      this.#deferred = null;
+      this.#answer(controller, status, headers);
+      for (const replay of deferred) replay();
+      controller.resume();
+    });
+  }
+
+  /** The client's answer to the store's status and headers. */
+  #answer(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    const { exchange, upstream } = this;
     if (this.#mode !== 'waiting' || exchange.response.headersSent || exchange.response.destroyed) {
       this.#mode = 'discard';
       return;
@@ -158,6 +189,10 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#deferred !== null) {
+      this.#deferred.push(() => this.onResponseData(controller, chunk));
+      return;
+    }
     if (this.#mode === 'stream') {
       this.exchange.bytesOut += chunk.length;
       if (!this.exchange.response.write(chunk)) controller.pause();
@@ -170,7 +205,14 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     }
   }
 
-  onResponseEnd(): void {
+  onResponseEnd(
+    controller: Dispatcher.DispatchController,
+    trailers: Record<string, string | string[]>,
+  ): void {
+    if (this.#deferred !== null) {
+      this.#deferred.push(() => this.onResponseEnd(controller, trailers));
+      return;
+    }
     const { exchange } = this;
     if (this.#mode === 'stream') {
       exchange.response.end();
@@ -188,7 +230,11 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#settle();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.#deferred !== null) {
+      this.#deferred.push(() => this.onResponseError(controller, error));
+      return;
+    }
     const { exchange } = this;
     const mode = this.#mode;
     this.#mode = 'settled';

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { RequestRateLimiter, shareOf, TokenBucket } from '../../../src/s3/request-rates.js';
+
+describe('a token bucket', () => {
+  it('admits its capacity at once, then one request per 1/rate seconds', () => {
+    const bucket = new TokenBucket(3, 0);
+    const admitted = [];
+    for (let request = 0; request < 5; request += 1) {
+      const wait = bucket.wait(2, 3, 0);
+      admitted.push(wait === 0);
+      if (wait === 0) bucket.take();
+    }
+    expect(admitted).toEqual([true, true, true, false, false]);
+    // Two tokens a second: the next one is 500 ms away, and there after 500 ms.
+    expect(bucket.wait(2, 3, 0)).toBeCloseTo(0.5);
+    expect(bucket.wait(2, 3, 499)).toBeGreaterThan(0);
+    expect(bucket.wait(2, 3, 500)).toBe(0);
+  });
+
+  it('never holds more than its capacity, however long it was idle', () => {
+    const bucket = new TokenBucket(2, 0);
+    bucket.wait(1, 2, 60_000);
+    bucket.take();
+    bucket.take();
+    expect(bucket.wait(1, 2, 60_000)).toBeCloseTo(1);
+  });
+});
+
+describe('a process share of a limit', () => {
+  it('divides the rate and the burst by the processes sharing it', () => {
+    expect(shareOf({ requestsPerSecond: 100, burst: 40 }, 4)).toEqual({ rate: 25, capacity: 10 });
+    // No burst given: one second's worth.
+    expect(shareOf({ requestsPerSecond: 100, burst: null }, 2)).toEqual({ rate: 50, capacity: 50 });
+  });
+
+  it('keeps at least one request of burst, or the share would admit nothing', () => {
+    expect(shareOf({ requestsPerSecond: 3, burst: 2 }, 3)).toEqual({ rate: 1, capacity: 1 });
+  });
+});
+
+describe('the request rate limiter', () => {
+  const limits = (organisation: string, credential: string) => [
+    { key: `credential:${credential}`, rate: { requestsPerSecond: 1, burst: 2 }, limit: 'credential' },
+    { key: `organisation:${organisation}`, rate: { requestsPerSecond: 1, burst: 3 }, limit: 'organisation' },
+  ];
+
+  it('names the first limit a request is over, and takes no token from the others', () => {
+    const limiter = new RequestRateLimiter(() => 1);
+    expect(limiter.admit(limits('o', 'a'), 0)).toBeNull();
+    expect(limiter.admit(limits('o', 'a'), 0)).toBeNull();
+    expect(limiter.admit(limits('o', 'a'), 0)).toMatchObject({ limit: 'credential' });
+    // The refused request took nothing from the organisation: one token is left there.
+    expect(limiter.admit(limits('o', 'b'), 0)).toBeNull();
+    expect(limiter.admit(limits('o', 'b'), 0)).toMatchObject({ limit: 'organisation', retryAfterSeconds: 1 });
+  });
+
+  it('takes its share of each limit from the live process count', () => {
+    let processes = 2;
+    const limiter = new RequestRateLimiter(() => processes);
+    const organisation = [{ key: 'organisation:o', rate: { requestsPerSecond: 10, burst: 4 }, limit: 'o' }];
+    expect(limiter.admit(organisation, 0)).toBeNull();
+    expect(limiter.admit(organisation, 0)).toBeNull();
+    expect(limiter.admit(organisation, 0)).not.toBeNull();
+    // Alone now: the whole rate refills this bucket, 10 a second.
+    processes = 1;
+    expect(limiter.admit(organisation, 100)).toBeNull();
+  });
+});
