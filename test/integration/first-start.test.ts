@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliUser } from '../support/cli.js';
 import { ControlClient } from '../support/control-plane.js';
-import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, realPostgresFor, type TestDatabase } from '../support/database.js';
 import { buildGateway, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { startRecordingBackend, type RecordingBackend } from '../support/s3/recording-backend.js';
 
@@ -106,10 +106,9 @@ describe('a listener that cannot bind', { timeout: 120_000 }, () => {
   });
 });
 
-/** Under CI a test that needs a real PostgreSQL must run: a missing server is a failure, not a skip. */
-const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+const postgres = realPostgresFor('the production first start tests');
 
-describe.skipIf(realPostgresUrl() === null && !underCi)('a production first start (PostgreSQL)', () => {
+describe.runIf(postgres)('a production first start (PostgreSQL)', () => {
   let database: TestDatabase;
   let backend: RecordingBackend;
   let dataDir: string;
@@ -117,11 +116,6 @@ describe.skipIf(realPostgresUrl() === null && !underCi)('a production first star
   let gateway: GatewayProcess;
 
   beforeAll(async () => {
-    if (realPostgresUrl() === null) {
-      throw new Error(
-        'CI is set but no PostgreSQL answered: the production first start must not be skipped in CI',
-      );
-    }
     database = await createTestDatabase();
     backend = await startRecordingBackend();
     dataDir = mkdtempSync(path.join(tmpdir(), 'gw-first-prod-'));

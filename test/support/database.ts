@@ -1,11 +1,37 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { describe, expect, it } from 'vitest';
 import { connectPostgres, wrapEmbedded, type Database } from '../../src/store/database.js';
 import { startEmbeddedPostgres } from '../../src/store/embedded-postgres.js';
 
 export function realPostgresUrl(): string | null {
   const url = process.env.GATEWAY_TEST_POSTGRES_URL;
   return url === undefined || url === '' ? null : url;
+}
+
+/** CI=true (or 1): whatever a test needs must be there, since nobody reads the list of skipped tests. */
+function underCi(): boolean {
+  return ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+}
+
+/**
+ * Whether a real PostgreSQL server answers, for `describe.runIf` / `it.runIf` of tests that need
+ * one (two instances on one database, LISTEN/NOTIFY, a production start: PGlite serves one session
+ * of one process). Without one they are skipped on a developer's machine; under CI this also adds
+ * a failing test that says what `needs` one, since a skip there would pass unnoticed.
+ */
+export function realPostgresFor(needs: string): boolean {
+  if (realPostgresUrl() !== null) return true;
+  if (underCi()) {
+    describe(`${needs}, under CI`, () => {
+      it('has a real PostgreSQL to run on', () => {
+        expect.fail(
+          `CI is set but no PostgreSQL answered (DATABASE_URL, or 127.0.0.1:5432): ${needs} need one and must not be skipped in CI`,
+        );
+      });
+    });
+  }
+  return false;
 }
 
 export interface TestDatabase {

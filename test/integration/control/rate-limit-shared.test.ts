@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { startGateway, type RunningGateway } from '../../../src/runtime.js';
-import { realPostgresUrl } from '../../support/database.js';
+import { realPostgresFor } from '../../support/database.js';
 import {
   startTestGateway,
   TEST_ADMIN_EMAIL,
@@ -16,22 +16,10 @@ import {
 import { ControlClient } from '../../support/control-plane.js';
 import { expectProblem, expectRateLimited } from '../../support/problems.js';
 
-/** Under CI (CI=true or 1) a test that needs a real PostgreSQL must run: a missing server is a failure. */
-const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
-
 // Two gateways on one database need a real PostgreSQL server (the embedded one belongs to one process).
-if (realPostgresUrl() === null && underCi) {
-  describe('login rate limit across gateways, under CI', () => {
-    it('has a real PostgreSQL to run on', () => {
-      expect.fail(
-        'CI is set but no PostgreSQL answered (DATABASE_URL, or 127.0.0.1:5432): the shared login ' +
-          'rate limit test needs one and must not be skipped in CI',
-      );
-    });
-  });
-}
+const postgres = realPostgresFor('the shared login rate limit tests');
 
-describe.runIf(realPostgresUrl() !== null)('login rate limit, two gateways on one database', () => {
+describe.runIf(postgres)('login rate limit, two gateways on one database', () => {
   let first: TestGateway;
   let second: RunningGateway;
   let secondDataDir: string;

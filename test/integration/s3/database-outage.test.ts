@@ -9,7 +9,7 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlClient } from '../../support/control-plane.js';
-import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../../support/database.js';
+import { createTestDatabase, realPostgresFor, type TestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 import {
   startTestGateway,
@@ -25,8 +25,7 @@ import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
 const DATABASE_UNAVAILABLE_MESSAGE =
   'The gateway cannot reach its database to check this request. Please retry.';
 
-/** Under CI a test that needs a real PostgreSQL must run: a missing server is a failure, not a skip. */
-const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+const postgres = realPostgresFor('the database outage tests');
 
 interface Outage {
   database: TestDatabase;
@@ -87,7 +86,7 @@ function expectDatabaseUnavailable(response: RawResponse): void {
   });
 }
 
-describe.runIf(realPostgresUrl() !== null || underCi)('storage requests while the database is down', () => {
+describe.runIf(postgres)('storage requests while the database is down', () => {
   let outage: Outage;
   let known: TestCredential;
   let revoked: TestCredential;
@@ -167,7 +166,7 @@ describe.runIf(realPostgresUrl() !== null || underCi)('storage requests while th
   });
 });
 
-describe.runIf(realPostgresUrl() !== null || underCi)('an outage longer than the stale window', () => {
+describe.runIf(postgres)('an outage longer than the stale window', () => {
   let outage: Outage;
 
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { normaliseScope } from '../../../src/access/scope.js';
 import { generateAccessKeyId } from '../../../src/security/ids.js';
 import { createStore, type Store } from '../../../src/store/index.js';
 import { INVALIDATION_CHANNEL, type Invalidation } from '../../../src/store/invalidation.js';
-import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../../support/database.js';
+import { createTestDatabase, realPostgresFor, type TestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 
 const masterKey = randomBytes(32);
@@ -132,22 +132,10 @@ describe('access cache, one instance', () => {
   });
 });
 
-/** Under CI (CI=true or 1) a test that needs a real PostgreSQL must run: a missing server is a failure. */
-const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
-
 // LISTEN/NOTIFY between connections needs a real PostgreSQL server (PGlite does not deliver it).
-if (realPostgresUrl() === null && underCi) {
-  describe('access cache across instances, under CI', () => {
-    it('has a real PostgreSQL to run on', () => {
-      expect.fail(
-        'CI is set but no PostgreSQL answered (DATABASE_URL, or 127.0.0.1:5432): the cross-instance ' +
-          'cache invalidation tests need one and must not be skipped in CI',
-      );
-    });
-  });
-}
+const postgres = realPostgresFor('the cross-instance cache invalidation tests');
 
-describe.runIf(realPostgresUrl() !== null)('access cache, two instances on one database', () => {
+describe.runIf(postgres)('access cache, two instances on one database', () => {
   let database: TestDatabase;
   let first: Store;
   let second: Store;

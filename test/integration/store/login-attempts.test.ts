@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/store/database.js';
 import { LoginAttemptStore, type LoginAttemptOptions } from '../../../src/store/login-attempts.js';
 import { runMigrations } from '../../../src/store/migrate.js';
-import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../../support/database.js';
+import { createTestDatabase, realPostgresFor, type TestDatabase } from '../../support/database.js';
 
 function clock(start = Date.parse('2030-01-01T00:00:00Z')) {
   let now = start;
@@ -152,22 +152,10 @@ describe('login attempts, one instance', () => {
   });
 });
 
-/** Under CI (CI=true or 1) a test that needs a real PostgreSQL must run: a missing server is a failure. */
-const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
-
 // Two connection pools on one database need a real PostgreSQL server (PGlite serves one session).
-if (realPostgresUrl() === null && underCi) {
-  describe('login attempts across instances, under CI', () => {
-    it('has a real PostgreSQL to run on', () => {
-      expect.fail(
-        'CI is set but no PostgreSQL answered (DATABASE_URL, or 127.0.0.1:5432): the shared login ' +
-          'rate limit tests need one and must not be skipped in CI',
-      );
-    });
-  });
-}
+const postgres = realPostgresFor('the shared login attempt tests');
 
-describe.runIf(realPostgresUrl() !== null)('login attempts, two instances on one database', () => {
+describe.runIf(postgres)('login attempts, two instances on one database', () => {
   let database: TestDatabase;
   let first: Database;
   let second: Database;
