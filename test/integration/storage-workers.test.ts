@@ -10,7 +10,7 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, type ControlClient, type StorageKey } from '../support/control-plane.js';
-import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, realPostgresFor, type TestDatabase } from '../support/database.js';
 import { eventually } from '../support/eventually.js';
 import {
   buildGateway,
@@ -56,7 +56,9 @@ async function scrapeTotal(gateway: GatewayProcess, name: string): Promise<numbe
  * On PostgreSQL each worker LISTENs for changes itself; the embedded database cannot carry NOTIFY,
  * so there the main process relays them: both ways are run when a real PostgreSQL is at hand.
  */
-const DATABASES = realPostgresUrl() === null ? (['embedded'] as const) : (['embedded', 'postgres'] as const);
+const DATABASES = realPostgresFor('the storage workers on PostgreSQL')
+  ? (['embedded', 'postgres'] as const)
+  : (['embedded'] as const);
 
 /** Built once for both runs. */
 let build: Promise<string> | null = null;

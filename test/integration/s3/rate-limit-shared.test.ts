@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { startGateway, type RunningGateway } from '../../../src/runtime.js';
-import { realPostgresUrl } from '../../support/database.js';
+import { realPostgresFor } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 import {
   startTestGateway,
@@ -21,16 +21,7 @@ import { pathStyleClient } from '../../support/s3/clients.js';
 import type { TestCredential } from '../../support/s3/fixtures.js';
 import { addOrganisation, login } from '../../support/control-plane.js';
 
-/** Under CI (CI=true or 1) a test that needs a real PostgreSQL must run: a missing server is a failure. */
-const underCi = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
-
-if (realPostgresUrl() === null && underCi) {
-  describe('request rate limit across gateways, under CI', () => {
-    it('has a real PostgreSQL to run on', () => {
-      expect.fail('CI is set but no PostgreSQL answered: the shared request rate limit test needs one');
-    });
-  });
-}
+const postgres = realPostgresFor('the shared request rate limit test');
 
 /** The organisation's rate and burst; the test sends requests far faster than that. */
 const RATE = 40;
@@ -47,7 +38,7 @@ const SENDERS = 8;
  * at, measured from the first request sent to the last acceptance received, must be within 10%
  * of the set rate.
  */
-describe.runIf(realPostgresUrl() !== null)('request rate limit, two gateways on one database', () => {
+describe.runIf(postgres)('request rate limit, two gateways on one database', () => {
   let first: TestGateway;
   let second: RunningGateway;
   let secondDataDir: string;

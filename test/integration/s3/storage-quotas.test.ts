@@ -11,8 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../../src/admin-cli.js';
-import { S3_ERRORS } from '../../../src/protocol/errors.js';
-import { realPostgresUrl } from '../../support/database.js';
+import { realPostgresFor } from '../../support/database.js';
 import {
   startTestGateway,
   TEST_ADMIN_EMAIL,
@@ -43,7 +42,8 @@ const MiB = 1024 * 1024;
 const BUCKET_QUOTA_EXCEEDED = {
   code: 'QuotaExceeded',
   status: 403,
-  message: S3_ERRORS.BucketQuotaExceeded.message,
+  message:
+    "The bucket's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask an owner of the organisation to raise the bucket's quota.",
 };
 
 beforeAll(async () => {
@@ -338,7 +338,12 @@ describe('an organisation quota', () => {
     await writer.send(new PutObjectCommand({ Bucket: 'tenant-b', Key: 'one.bin', Body: 'o'.repeat(600) }));
     await expectS3Error(
       writer.send(new PutObjectCommand({ Bucket: 'tenant-a', Key: 'two.bin', Body: 't'.repeat(200) })),
-      { code: 'QuotaExceeded', status: 403, message: S3_ERRORS.OrganisationQuotaExceeded.message },
+      {
+        code: 'QuotaExceeded',
+        status: 403,
+        message:
+          "The organisation's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask the platform's administrators to raise the quota.",
+      },
     );
     const after = await report();
     expect(after.usage).toMatchObject({ storedBytes: 900, storedObjects: 2, reservedBytes: 0 });
@@ -376,7 +381,7 @@ describe('an organisation quota', () => {
 
 describe('a recount', () => {
   // The admin command opens the gateway's database itself: a real server, not the test's PGlite.
-  it.runIf(realPostgresUrl() !== null)('sets the usage to what the store holds', async () => {
+  it.runIf(realPostgresFor('the usage recount test'))('sets the usage to what the store holds', async () => {
     await bucketWithQuota('quota-recount', { maxBytes: 10_000 });
     await s3.send(
       new PutObjectCommand({ Bucket: 'quota-recount', Key: 'through.bin', Body: 'g'.repeat(100) }),

@@ -10,14 +10,16 @@ import {
   StorageUsageStore,
   type ScopeQuota,
 } from '../../../src/store/storage-usage.js';
-import { createTestDatabase, realPostgresUrl, type TestDatabase } from '../../support/database.js';
+import { createTestDatabase, realPostgresFor, type TestDatabase } from '../../support/database.js';
 
 /**
  * The storage usage rows under concurrent writes from two instances (two connection pools on one
  * database, each with several connections on a real server, so the reservations really race; the
  * embedded database has one session and cannot race).
  */
-describe.runIf(realPostgresUrl() !== null)('storage usage shared by two instances', () => {
+const postgres = realPostgresFor('the storage usage race tests');
+
+describe.runIf(postgres)('storage usage shared by two instances', () => {
   let database: TestDatabase;
   let first: Database;
   let second: Database;
