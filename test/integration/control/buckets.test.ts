@@ -98,7 +98,7 @@ describe('bucket lifecycle', () => {
     expectProblem(await owner.post('/v1/buckets', { name: 'backend-only' }), 409, 'bucket_name_taken');
   });
 
-  it('lists, gets and changes buckets; members read, owners and admins write', async () => {
+  it('lists the organisation\u2019s buckets to members, paginated', async () => {
     await owner.post('/v1/buckets', { name: 'listed-a' });
     await owner.post('/v1/buckets', { name: 'listed-b' });
     const all = await member.get('/v1/buckets?limit=1000');
@@ -114,20 +114,37 @@ describe('bucket lifecycle', () => {
     const first = await owner.get('/v1/buckets?limit=1');
     const second = await owner.get(`/v1/buckets?limit=1&cursor=${first.body.nextCursor}`);
     expect(second.body.items[0].name > first.body.items[0].name).toBe(true);
+  });
 
-    expect((await member.get('/v1/buckets/listed-a')).body).toMatchObject({
-      name: 'listed-a',
+  it('shows one bucket to members', async () => {
+    await owner.post('/v1/buckets', { name: 'shown-one' });
+    expect((await member.get('/v1/buckets/shown-one')).body).toMatchObject({
+      name: 'shown-one',
       public: false,
     });
-    const patched = await owner.patch('/v1/buckets/listed-a', { public: true });
+  });
+
+  it('makes a bucket public, and the storage endpoint\u2019s cache follows at once', async () => {
+    await owner.post('/v1/buckets', { name: 'made-public' });
+    const patched = await owner.patch('/v1/buckets/made-public', { public: true });
     expect(patched.status).toBe(200);
     expect(patched.body.public).toBe(true);
-    expect((await gw.gateway.context.store.cache.bucket('listed-a'))?.bucket.public).toBe(true);
-    expectInvalidFields(await owner.patch('/v1/buckets/listed-a', {}), 'public');
+    expect((await gw.gateway.context.store.cache.bucket('made-public'))?.bucket.public).toBe(true);
+  });
 
+  it('names a change without a setting', async () => {
+    await owner.post('/v1/buckets', { name: 'unchanged' });
+    expectInvalidFields(await owner.patch('/v1/buckets/unchanged', {}), 'public');
+  });
+
+  it('lets only owners and admins create, change and delete buckets', async () => {
+    await owner.post('/v1/buckets', { name: 'owners-only' });
     expectProblem(await member.post('/v1/buckets', { name: 'members-cannot' }), 403, 'forbidden');
-    expectProblem(await member.patch('/v1/buckets/listed-a', { public: false }), 403, 'forbidden');
-    expectProblem(await member.delete('/v1/buckets/listed-a'), 403, 'forbidden');
+    expectProblem(await member.patch('/v1/buckets/owners-only', { public: true }), 403, 'forbidden');
+    expectProblem(await member.delete('/v1/buckets/owners-only'), 403, 'forbidden');
+  });
+
+  it('answers bucket_not_found for a bucket that does not exist, or a name no bucket can have', async () => {
     expectProblem(await owner.get('/v1/buckets/no-such-bucket'), 404, 'bucket_not_found');
     expectProblem(await owner.get('/v1/buckets/Not_A_Name'), 404, 'bucket_not_found');
   });

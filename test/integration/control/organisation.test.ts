@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 describe('GET and PATCH /v1/organisation', () => {
-  it('shows name, status and settings; owners and admins change them', async () => {
+  it('shows its name, status and settings', async () => {
     const current = await owner.get('/v1/organisation');
     expect(current.status).toBe(200);
     expect(current.body).toMatchObject({
@@ -38,7 +38,9 @@ describe('GET and PATCH /v1/organisation', () => {
       suspendedAt: null,
       settings: {},
     });
+  });
 
+  it('lets admins and owners change the settings, merged key by key (null removes one)', async () => {
     const admin = await addMember(owner, 'admin');
     const changed = await admin.client.patch('/v1/organisation', {
       settings: { defaultRegion: 'us-east-1', retentionDays: 30 },
@@ -49,10 +51,16 @@ describe('GET and PATCH /v1/organisation', () => {
       settings: { retentionDays: null, billing: true },
     });
     expect(merged.body.settings).toEqual({ defaultRegion: 'us-east-1', billing: true });
+  });
 
+  it('shows members the settings, and lets them change nothing', async () => {
     const member = await addMember(owner, 'member');
-    expect((await member.client.get('/v1/organisation')).body.settings).toEqual(merged.body.settings);
+    const settings = (await owner.get('/v1/organisation')).body.settings;
+    expect((await member.client.get('/v1/organisation')).body.settings).toEqual(settings);
     expectProblem(await member.client.patch('/v1/organisation', { settings: { x: 1 } }), 403, 'forbidden');
+  });
+
+  it('names a nested setting and an empty name', async () => {
     expectInvalidFields(
       await owner.patch('/v1/organisation', { settings: { nested: { a: 1 } } }),
       'settings.nested',
@@ -96,12 +104,21 @@ describe('members and invitations', () => {
     }
   });
 
-  it('returns the invitation token once; accepting creates the user, logs in, and works once', async () => {
-    const email = 'new.person@example.test';
-    const sent = Date.now();
+  let invitations = 0;
+  /** An invitation to a new e-mail address as an admin, and what accepting it sends. */
+  async function invitation() {
+    invitations += 1;
+    const email = `new.person${invitations}@example.test`;
     const invited = await owner.post('/v1/organisation/members', { email, role: 'admin' });
+    expect(invited.status, invited.text).toBe(201);
+    const token = invited.body.invitation.token as string;
+    return { email, invited, accept: { token, password: 'my chosen password', name: 'New Person' } };
+  }
+
+  it('answers an invitation with its token, once, valid for seven days', async () => {
+    const sent = Date.now();
+    const { invited } = await invitation();
     const answered = Date.now();
-    expect(invited.status).toBe(201);
     expect(invited.body).toEqual({
       invitation: { token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expiresAt: expect.any(String) },
     });
@@ -111,12 +128,10 @@ describe('members and invitations', () => {
     const expiresAt = Date.parse(invited.body.invitation.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(sent + week);
     expect(expiresAt).toBeLessThanOrEqual(answered + week);
+  });
 
-    const accept = {
-      token: invited.body.invitation.token,
-      password: 'my chosen password',
-      name: 'New Person',
-    };
+  it('accepting creates the user with the invited role and logs them in', async () => {
+    const { email, accept } = await invitation();
     const accepted = await anonymous.post('/v1/auth/invitations/accept', accept);
     expect(accepted.status).toBe(200);
     expect(accepted.body).toMatchObject({
@@ -124,10 +139,25 @@ describe('members and invitations', () => {
       user: { email, name: 'New Person', role: 'admin', platformAdmin: false },
     });
     expect(refreshCookieOf(accepted)).not.toBeNull();
+  });
+
+  it('an invitation works once', async () => {
+    const { accept } = await invitation();
+    expect((await anonymous.post('/v1/auth/invitations/accept', accept)).status).toBe(200);
     expectProblem(await anonymous.post('/v1/auth/invitations/accept', accept), 400, 'invitation_invalid');
+  });
+
+  it('the new person logs in with the password they chose', async () => {
+    const { email, accept } = await invitation();
+    expect((await anonymous.post('/v1/auth/invitations/accept', accept)).status).toBe(200);
     await login(gw.controlUrl, email, 'my chosen password');
+  });
+
+  it('never writes the invitation token to the audit log', async () => {
+    const { accept } = await invitation();
+    expect((await anonymous.post('/v1/auth/invitations/accept', accept)).status).toBe(200);
     expect(JSON.stringify((await owner.get('/v1/organisation/audit-log?limit=1000')).body)).not.toContain(
-      invited.body.invitation.token,
+      accept.token,
     );
   });
 
@@ -154,17 +184,23 @@ describe('members and invitations', () => {
     expect(accepted.body.user).toMatchObject({ id: person.userId, role: 'member' });
   });
 
-  it('validates invitations and refuses people who already belong to an organisation', async () => {
+  it('names each bad field of an invitation', async () => {
     expectInvalidFields(
       await owner.post('/v1/organisation/members', { email: 'x', role: 'boss' }),
       'email',
       'role',
     );
+  });
+
+  it('refuses to invite a person who already belongs to an organisation', async () => {
     expectProblem(
       await owner.post('/v1/organisation/members', { email: TEST_ADMIN_EMAIL, role: 'member' }),
       409,
       'already_member',
     );
+  });
+
+  it('refuses an invitation token it never issued', async () => {
     expectProblem(
       await anonymous.post('/v1/auth/invitations/accept', {
         token: 'nope',
@@ -211,7 +247,7 @@ describe('members and invitations', () => {
     expect(listed.body.items.find((m: { userId: string }) => m.userId === member.userId).role).toBe('member');
   });
 
-  it('lets members read but not manage; admins manage all but owners', async () => {
+  it('lets members read the member list, but not invite or change roles', async () => {
     const member = await addMember(owner, 'member');
     const admin = await addMember(owner, 'admin');
     expect((await member.client.get('/v1/organisation/members')).status).toBe(200);
@@ -225,6 +261,10 @@ describe('members and invitations', () => {
       403,
       'forbidden',
     );
+  });
+
+  it('does not let admins invite an owner or remove one', async () => {
+    const admin = await addMember(owner, 'admin');
     expectProblem(
       await admin.client.post('/v1/organisation/members', { email: 'b@example.test', role: 'owner' }),
       403,
@@ -232,11 +272,14 @@ describe('members and invitations', () => {
     );
     const me = await owner.get('/v1/me');
     expectProblem(await admin.client.delete(`/v1/organisation/members/${me.body.id}`), 403, 'forbidden');
+  });
 
+  it('lets admins change a member\u2019s role, which applies to their existing token at once', async () => {
+    const member = await addMember(owner, 'member');
+    const admin = await addMember(owner, 'admin');
     const promoted = await admin.client.patch(`/v1/organisation/members/${member.userId}`, { role: 'admin' });
     expect(promoted.status).toBe(200);
     expect(promoted.body).toMatchObject({ userId: member.userId, role: 'admin', email: member.email });
-    // The new role applies to the member's existing token at once.
     expect((await member.client.get('/v1/me')).body.role).toBe('admin');
   });
 
@@ -265,6 +308,11 @@ describe('members and invitations', () => {
     expect((await owner.delete(`/v1/organisation/members/${member.userId}`)).status).toBe(204);
     expectProblem(await member.client.get('/v1/me'), 401, 'session_ended');
     expectProblem(await member.client.withCookie('/v1/auth/refresh'), 401, 'session_ended');
+  });
+
+  it('answers member_not_found for a member removed already, or an id that is none', async () => {
+    const member = await addMember(owner, 'member');
+    expect((await owner.delete(`/v1/organisation/members/${member.userId}`)).status).toBe(204);
     expectProblem(await owner.delete(`/v1/organisation/members/${member.userId}`), 404, 'member_not_found');
     expectProblem(await owner.delete('/v1/organisation/members/not-a-uuid'), 404, 'member_not_found');
   });
@@ -410,7 +458,7 @@ describe('GET /v1/organisation/usage', () => {
     });
   });
 
-  it('validates the window and is for owners and admins', async () => {
+  it('names a window that ends before it starts, is not a time, or is too long', async () => {
     expectInvalidFields(
       await owner.get('/v1/organisation/usage?from=2024-02-01T00:00:00Z&to=2024-01-01T00:00:00Z'),
       'from',
@@ -420,6 +468,9 @@ describe('GET /v1/organisation/usage', () => {
       await owner.get('/v1/organisation/usage?from=2020-01-01T00:00:00Z&to=2024-01-01T00:00:00Z'),
       'from',
     );
+  });
+
+  it('is for owners and admins', async () => {
     const member = await addMember(owner, 'member');
     expectProblem(await member.client.get('/v1/organisation/usage'), 403, 'forbidden');
   });
@@ -455,6 +506,9 @@ describe('GET /v1/organisation/audit-log', () => {
       Date.parse(entry.time),
     );
     expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it('names a bad cursor', async () => {
     expectInvalidFields(await owner.get('/v1/organisation/audit-log?cursor=abc'), 'cursor');
   });
 

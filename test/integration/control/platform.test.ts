@@ -123,23 +123,28 @@ describe('platform administration of organisations', () => {
     }
   });
 
-  it('refuses a taken name, an owner who already has an organisation, and bad input', async () => {
+  it('refuses a name another organisation has, whatever its case', async () => {
     await addOrganisation(platformAdmin, 'unique-name');
     expectProblem(
       await platformAdmin.post('/v1/organisations', { name: 'UNIQUE-NAME', ownerEmail: 'x@example.test' }),
       409,
       'organisation_name_taken',
     );
+  });
+
+  it('refuses an owner who already has an organisation, and leaves nothing behind', async () => {
     expectProblem(
       await platformAdmin.post('/v1/organisations', { name: 'fresh', ownerEmail: TEST_ADMIN_EMAIL }),
       409,
       'already_member',
     );
-    // The refused creation left nothing behind.
     const names = (await platformAdmin.get('/v1/organisations?limit=1000')).body.items.map(
       (organisation: { name: string }) => organisation.name,
     );
     expect(names).not.toContain('fresh');
+  });
+
+  it('names each bad field of a new organisation', async () => {
     expectInvalidFields(await platformAdmin.post('/v1/organisations', { name: '' }), 'name', 'ownerEmail');
   });
 
@@ -166,114 +171,161 @@ describe('platform administration of organisations', () => {
   });
 });
 
-describe('suspension', () => {
-  it('suspends with a reason: login, settings and credentials still work, bucket creation does not', async () => {
-    const tenant = await addOrganisation(platformAdmin, 'suspendable');
-    const admin = await addMember(tenant.owner, 'admin');
+/** A new organisation with an admin besides its owner, suspended by the platform admin. */
+async function suspendedTenant(name: string, reason: string) {
+  const tenant = await addOrganisation(platformAdmin, name);
+  const admin = await addMember(tenant.owner, 'admin');
+  const suspended = await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, {
+    reason,
+  });
+  expect(suspended.status, suspended.text).toBe(200);
+  return { ...tenant, admin, suspended };
+}
 
-    const suspended = await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, {
-      reason: 'unpaid invoice',
-    });
-    expect(suspended.status).toBe(200);
-    expect(suspended.body).toMatchObject({
+describe('suspension', () => {
+  it('suspends with a reason and the time', async () => {
+    const tenant = await suspendedTenant('suspendable', 'unpaid invoice');
+    expect(tenant.suspended.body).toMatchObject({
       id: tenant.organisationId,
       status: 'suspended',
       suspensionReason: 'unpaid invoice',
       suspendedAt: expect.any(String),
     });
+  });
 
-    const again = await login(gw.controlUrl, admin.email, admin.password);
+  it('lets its people log in and read their organisation, shown suspended with the reason', async () => {
+    const tenant = await suspendedTenant('suspended-login', 'unpaid invoice');
+    const again = await login(gw.controlUrl, tenant.admin.email, tenant.admin.password);
     expect((await again.get('/v1/me/organisation')).body).toMatchObject({
       status: 'suspended',
       suspensionReason: 'unpaid invoice',
     });
     expect((await again.get('/v1/organisation')).body.status).toBe('suspended');
-    const credential = await again.post('/v1/credentials', {
+  });
+
+  it('still issues and revokes credentials', async () => {
+    const tenant = await suspendedTenant('suspended-credentials', 'unpaid invoice');
+    const credential = await tenant.admin.client.post('/v1/credentials', {
       name: 'still allowed',
       scope: { buckets: ['*'], level: 'read-only' },
     });
     expect(credential.status).toBe(201);
-    expect((await again.delete(`/v1/credentials/${credential.body.accessKeyId}`)).status).toBe(204);
+    expect((await tenant.admin.client.delete(`/v1/credentials/${credential.body.accessKeyId}`)).status).toBe(
+      204,
+    );
+  });
 
+  it('refuses bucket creation, naming the reason', async () => {
+    const tenant = await suspendedTenant('suspended-buckets', 'unpaid invoice');
     const refused = expectProblem(
-      await again.post('/v1/buckets', { name: 'during-suspension' }),
+      await tenant.admin.client.post('/v1/buckets', { name: 'during-suspension' }),
       403,
       'account_suspended',
     );
     expect(refused.detail).toMatch(/suspended/);
     expect(refused.detail).toContain('unpaid invoice');
-
-    const reinstated = await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/reinstate`);
-    expect(reinstated.body).toMatchObject({ status: 'active', suspensionReason: null, suspendedAt: null });
-    expect((await again.post('/v1/buckets', { name: 'after-reinstatement' })).status).toBe(201);
   });
 
-  it('refuses listing, deleting objects and deleting buckets; presigns URLs that storage refuses', async () => {
-    const tenant = await addOrganisation(platformAdmin, 'suspended-data');
+  it('reinstates: active again, the reason cleared, buckets created again', async () => {
+    const tenant = await suspendedTenant('reinstated', 'unpaid invoice');
+    const reinstated = await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/reinstate`);
+    expect(reinstated.body).toMatchObject({ status: 'active', suspensionReason: null, suspendedAt: null });
+    expect((await tenant.admin.client.post('/v1/buckets', { name: 'after-reinstatement' })).status).toBe(201);
+  });
+});
+
+describe('the data of a suspended organisation', () => {
+  /**
+   * An organisation with an object in one bucket, an empty second bucket, a member, and a URL that
+   * reads the object presigned while suspended; the suspension's reason is "overdue".
+   */
+  async function suspendedWithData(name: string) {
+    const tenant = await addOrganisation(platformAdmin, name);
     const member = await addMember(tenant.owner, 'member');
-    for (const name of ['kept-objects', 'kept-empty']) {
-      expect((await tenant.owner.post('/v1/buckets', { name })).status).toBe(201);
-    }
-    const key = (
-      await tenant.owner.post('/v1/credentials', {
-        name: 'writer',
-        scope: { buckets: ['*'], level: 'read-write' },
-      })
-    ).body.accessKeyId as string;
-    const presign = (method: string, objectKey: string) =>
-      tenant.owner.post('/v1/buckets/kept-objects/presign', {
-        key: objectKey,
+    const objects = `${name}-objects`;
+    const empty = `${name}-empty`;
+    await tenant.owner.createBucket(objects);
+    await tenant.owner.createBucket(empty);
+    const key = await tenant.owner.createCredential('writer', { buckets: ['*'], level: 'read-write' });
+    const presign = (method: string) =>
+      tenant.owner.post(`/v1/buckets/${objects}/presign`, {
+        key: 'kept.txt',
         method,
         expiresIn: 600,
-        accessKeyId: key,
+        accessKeyId: key.accessKeyId,
       });
-    const put = await presign('PUT', 'kept.txt');
+    const put = await presign('PUT');
     expect((await fetch(put.body.url, { method: 'PUT', body: 'still here' })).status).toBe(200);
+    await platformAdmin.call(
+      'POST',
+      `/v1/organisations/${tenant.organisationId}/suspend`,
+      { reason: 'overdue' },
+      200,
+    );
+    return { ...tenant, member, objects, empty, presign };
+  }
 
-    await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: 'overdue' });
-
-    for (const client of [tenant.owner, member.client]) {
+  it('refuses listing objects to everyone in it, naming the reason', async () => {
+    const tenant = await suspendedWithData('suspended-listing');
+    for (const client of [tenant.owner, tenant.member.client]) {
       const listing = expectProblem(
-        await client.get('/v1/buckets/kept-objects/objects'),
+        await client.get(`/v1/buckets/${tenant.objects}/objects`),
         403,
         'account_suspended',
       );
       expect(listing.detail).toContain('overdue');
     }
+  });
+
+  it('refuses deleting objects and buckets', async () => {
+    const tenant = await suspendedWithData('suspended-deletes');
     expectProblem(
-      await tenant.owner.post('/v1/buckets/kept-objects/objects/delete', { keys: ['kept.txt'] }),
+      await tenant.owner.post(`/v1/buckets/${tenant.objects}/objects/delete`, { keys: ['kept.txt'] }),
       403,
       'account_suspended',
     );
-    expectProblem(await tenant.owner.delete('/v1/buckets/kept-empty'), 403, 'account_suspended');
-    // Roles and ownership are checked first: a member is still forbidden, a stranger's bucket absent.
-    expectProblem(await member.client.delete('/v1/buckets/kept-empty'), 403, 'forbidden');
-    expectProblem(await tenant.owner.delete('/v1/buckets/no-such-bucket'), 404, 'bucket_not_found');
-    // Records stay readable and the buckets were not touched.
-    expect((await tenant.owner.get('/v1/buckets/kept-empty')).status).toBe(200);
-    expect((await tenant.owner.get('/v1/buckets/kept-objects/cors')).status).toBe(200);
-    expect(await gw.gateway.context.store.buckets.find('kept-empty')).not.toBeNull();
+    expectProblem(await tenant.owner.delete(`/v1/buckets/${tenant.empty}`), 403, 'account_suspended');
+  });
 
-    // Presigning is signing, like issuing a key: it works, and storage refuses the URL while suspended.
-    const get = await presign('GET', 'kept.txt');
+  it('checks roles and ownership before the suspension: a member is forbidden, a stranger\u2019s bucket absent', async () => {
+    const tenant = await suspendedWithData('suspended-roles');
+    expectProblem(await tenant.member.client.delete(`/v1/buckets/${tenant.empty}`), 403, 'forbidden');
+    expectProblem(await tenant.owner.delete('/v1/buckets/no-such-bucket'), 404, 'bucket_not_found');
+  });
+
+  it('keeps the bucket records readable and the buckets untouched', async () => {
+    const tenant = await suspendedWithData('suspended-records');
+    expect((await tenant.owner.get(`/v1/buckets/${tenant.empty}`)).status).toBe(200);
+    expect((await tenant.owner.get(`/v1/buckets/${tenant.objects}/cors`)).status).toBe(200);
+    expect(await gw.gateway.context.store.buckets.find(tenant.empty)).not.toBeNull();
+  });
+
+  it('presigns, as it issues keys, but the storage endpoint refuses the URL while suspended', async () => {
+    const tenant = await suspendedWithData('suspended-presign');
+    const get = await tenant.presign('GET');
     expect(get.status, get.text).toBe(200);
     const refused = await fetch(get.body.url);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('<Code>AccountProblem</Code>');
-
-    await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/reinstate`);
-    // Nothing was deleted: the object is listed and the URL issued during suspension now works.
-    const listed = await tenant.owner.get('/v1/buckets/kept-objects/objects');
-    expect(listed.body.objects.map((object: { key: string }) => object.key)).toEqual(['kept.txt']);
-    const fetched = await fetch(get.body.url);
-    expect(await fetched.text()).toBe('still here');
-    expect((await member.client.get('/v1/buckets/kept-objects/objects')).status).toBe(200);
-    expect(
-      (await tenant.owner.post('/v1/buckets/kept-objects/objects/delete', { keys: ['kept.txt'] })).status,
-    ).toBe(200);
-    expect((await tenant.owner.delete('/v1/buckets/kept-empty')).status).toBe(204);
   });
 
+  it('is all there once reinstated: listed, readable through a URL presigned meanwhile, deletable', async () => {
+    const tenant = await suspendedWithData('reinstated-data');
+    const get = await tenant.presign('GET');
+    await platformAdmin.call('POST', `/v1/organisations/${tenant.organisationId}/reinstate`, undefined, 200);
+    const listed = await tenant.owner.get(`/v1/buckets/${tenant.objects}/objects`);
+    expect(listed.body.objects.map((object: { key: string }) => object.key)).toEqual(['kept.txt']);
+    expect(await (await fetch(get.body.url)).text()).toBe('still here');
+    expect((await tenant.member.client.get(`/v1/buckets/${tenant.objects}/objects`)).status).toBe(200);
+    expect(
+      (await tenant.owner.post(`/v1/buckets/${tenant.objects}/objects/delete`, { keys: ['kept.txt'] }))
+        .status,
+    ).toBe(200);
+    expect((await tenant.owner.delete(`/v1/buckets/${tenant.empty}`)).status).toBe(204);
+  });
+});
+
+describe('suspension, recorded and announced', () => {
   it('tells the storage endpoint at once (its cached organisation is dropped)', async () => {
     const tenant = await addOrganisation(platformAdmin, 'cached');
     const cache = gw.gateway.context.store.cache;
@@ -282,7 +334,7 @@ describe('suspension', () => {
     expect((await cache.organisation(tenant.organisationId))?.status).toBe('suspended');
   });
 
-  it('needs a reason and an existing organisation', async () => {
+  it('needs a reason', async () => {
     const tenant = await addOrganisation(platformAdmin, 'reasonless');
     expectInvalidFields(
       await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, {}),
@@ -292,6 +344,9 @@ describe('suspension', () => {
       await platformAdmin.post(`/v1/organisations/${tenant.organisationId}/suspend`, { reason: '' }),
       'reason',
     );
+  });
+
+  it('answers organisation_not_found for an organisation that does not exist', async () => {
     expectProblem(
       await platformAdmin.post('/v1/organisations/00000000-0000-4000-8000-000000000000/suspend', {
         reason: 'x',
