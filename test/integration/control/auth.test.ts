@@ -172,9 +172,11 @@ describe('POST /v1/auth/logout', () => {
 });
 
 describe('bearer authentication', () => {
-  it('tells a missing token, a storage credential, a bad and an expired token apart', async () => {
+  it('answers a request without a token unauthenticated', async () => {
     expectProblem(await anonymous.get('/v1/me'), 401, 'unauthenticated');
+  });
 
+  it('answers storage credentials (SigV4, Basic, presign parameters) storage_credentials_not_accepted', async () => {
     const sigv4 =
       'AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, ' +
       'SignedHeaders=host;x-amz-date, Signature=' +
@@ -195,16 +197,21 @@ describe('bearer authentication', () => {
       401,
       'storage_credentials_not_accepted',
     );
+  });
 
+  it('answers a token that is no JWT token_invalid', async () => {
     expectProblem(await anonymous.get('/v1/me', { token: 'not.a.jwt' }), 401, 'token_invalid');
+  });
 
-    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    const me = await client.get('/v1/me');
-    const claims = JSON.parse(
-      Buffer.from((client.token as string).split('.')[1] as string, 'base64url').toString(),
-    );
-    const sign = (secret: string, expiresAt: number) =>
-      new SignJWT({ sid: claims.sid })
+  describe('a token with the claims of a real session', () => {
+    /** Signs the claims of a fresh login's access token with `secret`, expiring at `expiresAt`. */
+    async function signedLike(secret: string, expiresAt: number): Promise<string> {
+      const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      const me = await client.get('/v1/me');
+      const claims = JSON.parse(
+        Buffer.from((client.token as string).split('.')[1] as string, 'base64url').toString(),
+      );
+      return new SignJWT({ sid: claims.sid })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(me.body.id)
         .setIssuer('s3-gateway')
@@ -212,21 +219,23 @@ describe('bearer authentication', () => {
         .setIssuedAt(expiresAt - 900)
         .setExpirationTime(expiresAt)
         .sign(new TextEncoder().encode(secret));
-    const now = Math.floor(Date.now() / 1000);
-    expectProblem(
-      await anonymous.get('/v1/me', { token: await sign(gw.gateway.context.jwtSecret, now - 60) }),
-      401,
-      'token_expired',
-    );
-    // The same claims under the right key are fine, under another key they are not.
-    expect(
-      (await anonymous.get('/v1/me', { token: await sign(gw.gateway.context.jwtSecret, now + 60) })).status,
-    ).toBe(200);
-    expectProblem(
-      await anonymous.get('/v1/me', { token: await sign('x'.repeat(48), now + 60) }),
-      401,
-      'token_invalid',
-    );
+    }
+    const now = () => Math.floor(Date.now() / 1000);
+
+    it('is token_expired once it expired', async () => {
+      const token = await signedLike(gw.gateway.context.jwtSecret, now() - 60);
+      expectProblem(await anonymous.get('/v1/me', { token }), 401, 'token_expired');
+    });
+
+    it('is accepted under the gateway\u2019s key', async () => {
+      const token = await signedLike(gw.gateway.context.jwtSecret, now() + 60);
+      expect((await anonymous.get('/v1/me', { token })).status).toBe(200);
+    });
+
+    it('is token_invalid under another key', async () => {
+      const token = await signedLike('x'.repeat(48), now() + 60);
+      expectProblem(await anonymous.get('/v1/me', { token }), 401, 'token_invalid');
+    });
   });
 });
 

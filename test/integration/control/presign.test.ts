@@ -209,7 +209,7 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
     expect(await tooLarge.text()).toContain('<Code>EntityTooLarge</Code>');
   });
 
-  it('presigns a form upload only with a key that may write, and a size limit only for POST', async () => {
+  it('refuses a form upload for a key that may only read', async () => {
     const reader = await credential(owner, { buckets: ['presign-photos'], level: 'read-only' });
     expectProblem(
       await owner.post('/v1/buckets/presign-photos/presign', {
@@ -220,6 +220,9 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
       403,
       'credential_scope_insufficient',
     );
+  });
+
+  it('names a size limit on anything but a form upload', async () => {
     expectInvalidFields(
       await owner.post('/v1/buckets/presign-photos/presign', {
         key: 'k',
@@ -229,6 +232,9 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
       }),
       'maxSizeBytes',
     );
+  });
+
+  it('names a success redirect that is no http(s) URL', async () => {
     expectInvalidFields(
       await owner.post('/v1/buckets/presign-photos/presign', {
         key: 'k',
@@ -238,6 +244,9 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
       }),
       'successActionRedirect',
     );
+  });
+
+  it('puts a success redirect in the form fields and its policy', async () => {
     const redirecting = await owner.post('/v1/buckets/presign-photos/presign', {
       key: 'k',
       method: 'POST',

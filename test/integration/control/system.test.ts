@@ -266,20 +266,36 @@ describe('the HTTP envelope', () => {
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('turns malformed, non-JSON and oversized bodies into problems', async () => {
-    const post = (body: string, contentType: string) =>
-      fetch(`${gw.controlUrl}/v1/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': contentType },
-        body,
-      });
-    const malformed = await post('{"email": ', 'application/json');
-    expect(malformed.status).toBe(400);
-    expect(((await malformed.json()) as { code: string }).code).toBe('malformed_json');
-    const form = await post('email=a&password=b', 'application/x-www-form-urlencoded');
-    expect(form.status).toBe(415);
-    expect(((await form.json()) as { code: string }).code).toBe('unsupported_media_type');
-    const huge = await post(
+  const postLogin = (body: string, contentType: string) =>
+    fetch(`${gw.controlUrl}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    });
+
+  it.each([
+    {
+      what: 'malformed JSON',
+      body: '{"email": ',
+      type: 'application/json',
+      status: 400,
+      code: 'malformed_json',
+    },
+    {
+      what: 'a form',
+      body: 'email=a&password=b',
+      type: 'application/x-www-form-urlencoded',
+      status: 415,
+      code: 'unsupported_media_type',
+    },
+  ])('turns $what into a $status $code problem', async ({ body, type, status, code }) => {
+    const answer = await postLogin(body, type);
+    expect(answer.status).toBe(status);
+    expect(((await answer.json()) as { code: string }).code).toBe(code);
+  });
+
+  it('turns an oversized body into a 413 problem', async () => {
+    const huge = await postLogin(
       JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(2_000_000) }),
       'application/json',
     );
