@@ -212,20 +212,24 @@ describe('authentication', () => {
     }
   });
 
-  it('signing regions: us-east-1 and auto are served, any other is AuthorizationHeaderMalformed 400', async () => {
-    const signedFor = async (region: string) => {
-      const headers = await signedHeaders({
-        credential: gateway.credential,
-        method: 'GET',
-        baseUrl: gateway.s3Url,
-        path: '/mine/existing.txt',
-        payloadHash: EMPTY_SHA256,
-        region,
-      });
-      return sendRaw(gateway.s3Url, { method: 'GET', target: '/mine/existing.txt', headers });
-    };
-    for (const region of ['us-east-1', 'auto']) expect((await signedFor(region)).status, region).toBe(200);
-    const wrongRegion = await signedFor('eu-west-1');
+  const signedForRegion = async (region: string) => {
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'GET',
+      baseUrl: gateway.s3Url,
+      path: '/mine/existing.txt',
+      payloadHash: EMPTY_SHA256,
+      region,
+    });
+    return sendRaw(gateway.s3Url, { method: 'GET', target: '/mine/existing.txt', headers });
+  };
+
+  it.each(['us-east-1', 'auto'])('signing region %s: served', async (region) => {
+    expect((await signedForRegion(region)).status).toBe(200);
+  });
+
+  it('any other signing region: AuthorizationHeaderMalformed 400 naming the accepted ones', async () => {
+    const wrongRegion = await signedForRegion('eu-west-1');
     expect(describeRawError(wrongRegion)).toEqual({
       status: 400,
       code: 'AuthorizationHeaderMalformed',
@@ -974,60 +978,58 @@ describe('HTTP framing', () => {
   const host = () => new URL(gateway.s3Url).host;
   const statusLine = (answer: string) => answer.split('\r\n', 1)[0];
 
-  it('no Host, both Content-Length and Transfer-Encoding, an unknown method, huge headers: an S3 error document each', async () => {
-    const put = (framing: string) =>
-      `PUT /public-mine/framed.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${framing}\r\n`;
-    const padding = `X-Padding: ${'p'.repeat(20 * 1024)}\r\n`;
-    const missingHost = {
-      status: 400,
-      code: 'InvalidRequest',
-      message: 'Missing required header for this request: Host',
-    };
-    const malformed = { status: 400, code: 'InvalidRequest', message: 'The request is not valid HTTP/1.1.' };
-    const unknownMethod = {
-      status: 405,
-      code: 'MethodNotAllowed',
-      message: 'The specified method is not allowed against this resource.',
-    };
-    const tooLarge = {
-      status: 400,
-      code: 'RequestHeaderSectionTooLarge',
-      message: 'Your request header section exceeds the maximum allowed size.',
-    };
-    const cases: [string, string, { status: number; code: string; message: string }][] = [
-      ['no Host', 'GET /public-mine/open.txt HTTP/1.1\r\nUser-Agent: framing/1\r\n\r\n', missingHost],
-      [
-        'Content-Length with Transfer-Encoding',
-        put('Content-Length: 5\r\nTransfer-Encoding: chunked\r\n') + '0\r\n\r\n',
-        malformed,
-      ],
-      ['unknown method', `FROB /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\n\r\n`, unknownMethod],
-      // A tunnel request: Node hands it over as a raw socket; it gets the same answer, not silence.
-      [
-        'CONNECT',
-        `CONNECT backend.internal:7480 HTTP/1.1\r\nHost: backend.internal:7480\r\n\r\n`,
-        unknownMethod,
-      ],
-      [
-        'huge headers',
-        `GET /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${padding}\r\n`,
-        tooLarge,
-      ],
-    ];
-    for (const [name, request, expected] of cases) {
-      const answer = await sendOnSocket(gateway.s3Url, request);
-      const [head = '', body = ''] = answer.split('\r\n\r\n', 2);
-      expect({ name, status: Number((statusLine(head) ?? '').split(' ')[1]) }).toEqual({
-        name,
-        status: expected.status,
-      });
-      const requestId = /^x-amz-request-id: (.+)$/im.exec(head)?.[1];
-      expect(parseS3Error(body), name).toEqual({
-        code: expected.code,
-        message: expected.message,
-        requestId,
-      });
-    }
+  const put = (framing: string) =>
+    `PUT /public-mine/framed.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n${framing}\r\n`;
+  const malformed = { status: 400, code: 'InvalidRequest', message: 'The request is not valid HTTP/1.1.' };
+  const unknownMethod = {
+    status: 405,
+    code: 'MethodNotAllowed',
+    message: 'The specified method is not allowed against this resource.',
+  };
+
+  it.each([
+    {
+      what: 'no Host',
+      request: () => 'GET /public-mine/open.txt HTTP/1.1\r\nUser-Agent: framing/1\r\n\r\n',
+      expected: {
+        status: 400,
+        code: 'InvalidRequest',
+        message: 'Missing required header for this request: Host',
+      },
+    },
+    {
+      what: 'Content-Length with Transfer-Encoding',
+      request: () => put('Content-Length: 5\r\nTransfer-Encoding: chunked\r\n') + '0\r\n\r\n',
+      expected: malformed,
+    },
+    {
+      what: 'an unknown method',
+      request: () => `FROB /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\n\r\n`,
+      expected: unknownMethod,
+    },
+    // A tunnel request: Node hands it over as a raw socket; it gets the same answer, not silence.
+    {
+      what: 'CONNECT',
+      request: () => `CONNECT backend.internal:7480 HTTP/1.1\r\nHost: backend.internal:7480\r\n\r\n`,
+      expected: unknownMethod,
+    },
+    {
+      what: 'huge headers',
+      request: () =>
+        `GET /public-mine/open.txt HTTP/1.1\r\nHost: ${host()}\r\nUser-Agent: framing/1\r\n` +
+        `X-Padding: ${'p'.repeat(20 * 1024)}\r\n\r\n`,
+      expected: {
+        status: 400,
+        code: 'RequestHeaderSectionTooLarge',
+        message: 'Your request header section exceeds the maximum allowed size.',
+      },
+    },
+  ])('$what: an S3 error document', async ({ request, expected }) => {
+    const answer = await sendOnSocket(gateway.s3Url, request());
+    const [head = '', body = ''] = answer.split('\r\n\r\n', 2);
+    expect(Number((statusLine(head) ?? '').split(' ')[1])).toBe(expected.status);
+    const requestId = /^x-amz-request-id: (.+)$/im.exec(head)?.[1];
+    expect(parseS3Error(body)).toEqual({ code: expected.code, message: expected.message, requestId });
   });
 
   it('a refused upload still arriving in pieces: the body is read to its end, the answer is read, the connection lives on', async () => {
