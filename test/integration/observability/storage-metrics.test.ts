@@ -85,80 +85,123 @@ describe('storage metrics after real traffic', () => {
     expect(valueOf(after, 'gateway_s3_in_flight_streams')).toBe(0);
   });
 
-  it('count each refusal under its own reason', async () => {
-    const wrongSecret = { accessKeyId: gw.credential.accessKeyId, secret: 'x'.repeat(40) };
-    await expectRefusal('signature', () =>
-      pathStyleClient(gw, wrongSecret).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' })),
-    );
-    const unknown = { accessKeyId: 'GWK1UNKNOWNUNKNOWN22', secret: 'y'.repeat(40) };
-    await expectRefusal('unknown_key', () =>
-      pathStyleClient(gw, unknown).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' })),
-    );
-    const expired = await createCredential(gw, { expiresAt: new Date(Date.now() - 60_000) });
-    await expectRefusal('expired', () =>
-      pathStyleClient(gw, expired).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' })),
-    );
-    const reader = await createCredential(gw, { scope: { buckets: ['metered'], level: 'read-only' } });
-    await expectRefusal('scope', () =>
-      pathStyleClient(gw, reader).send(new PutObjectCommand({ Bucket: 'metered', Key: 'b.txt', Body: 'b' })),
-    );
-    await expectRefusal('skew', async () =>
-      rawGet(
-        '/metered/a.txt',
-        await signedHeaders({
+  /** What each reason is counted for: set-up first, then the request that is refused. */
+  const refused: [RefusalReason, () => Promise<() => Promise<unknown>>][] = [
+    [
+      'signature',
+      async () => {
+        const wrongSecret = { accessKeyId: gw.credential.accessKeyId, secret: 'x'.repeat(40) };
+        return () =>
+          pathStyleClient(gw, wrongSecret).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }));
+      },
+    ],
+    [
+      'unknown_key',
+      async () => {
+        const unknown = { accessKeyId: 'GWK1UNKNOWNUNKNOWN22', secret: 'y'.repeat(40) };
+        return () =>
+          pathStyleClient(gw, unknown).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }));
+      },
+    ],
+    [
+      'expired',
+      async () => {
+        const expired = await createCredential(gw, { expiresAt: new Date(Date.now() - 60_000) });
+        return () =>
+          pathStyleClient(gw, expired).send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }));
+      },
+    ],
+    [
+      'scope',
+      async () => {
+        const reader = await createCredential(gw, { scope: { buckets: ['metered'], level: 'read-only' } });
+        return () =>
+          pathStyleClient(gw, reader).send(
+            new PutObjectCommand({ Bucket: 'metered', Key: 'b.txt', Body: 'b' }),
+          );
+      },
+    ],
+    [
+      'skew',
+      async () => {
+        const headers = await signedHeaders({
           credential: gw.credential,
           method: 'GET',
           baseUrl: gw.s3Url,
           path: '/metered/a.txt',
           payloadHash: 'UNSIGNED-PAYLOAD',
           signingDate: new Date(Date.now() - 60 * 60_000),
+        });
+        return () => rawGet('/metered/a.txt', headers);
+      },
+    ],
+    [
+      'malformed',
+      async () => () =>
+        rawGet('/metered/a.txt', {
+          authorization: 'AWS4-HMAC-SHA256 Credential=nonsense',
+          'user-agent': 'test-client',
         }),
-      ),
-    );
-    await expectRefusal('malformed', () =>
-      rawGet('/metered/a.txt', {
-        authorization: 'AWS4-HMAC-SHA256 Credential=nonsense',
-        'user-agent': 'test-client',
-      }),
-    );
-    await expectRefusal('presign_expired', async () => {
-      const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }), {
-        expiresIn: 1,
-        signingDate: new Date(Date.now() - 10_000),
-      });
-      return fetch(url);
-    });
-    await expectRefusal('ban', () =>
-      s3.send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt', IfNoneMatch: '"abc"' })),
-    );
-    await expectRefusal('bot_protection', () => rawGet('/metered-public/a.txt', {}));
-    await expectRefusal('anonymous', () => rawGet('/metered/a.txt', { 'user-agent': 'curl/8.0' }));
-    await expectRefusal('checksum', async () =>
-      sendRaw(gw.s3Url, {
-        method: 'PUT',
-        target: '/metered/c.txt',
-        headers: await signedHeaders({
+    ],
+    [
+      'presign_expired',
+      async () => {
+        const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }), {
+          expiresIn: 1,
+          signingDate: new Date(Date.now() - 10_000),
+        });
+        return () => fetch(url);
+      },
+    ],
+    [
+      'ban',
+      async () => () =>
+        s3.send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt', IfNoneMatch: '"abc"' })),
+    ],
+    ['bot_protection', async () => () => rawGet('/metered-public/a.txt', {})],
+    ['anonymous', async () => () => rawGet('/metered/a.txt', { 'user-agent': 'curl/8.0' })],
+    [
+      'checksum',
+      async () => {
+        const headers = await signedHeaders({
           credential: gw.credential,
           method: 'PUT',
           baseUrl: gw.s3Url,
           path: '/metered/c.txt',
           payloadHash: 'UNSIGNED-PAYLOAD',
           headers: { 'x-amz-checksum-crc32': 'AAAAAA==' },
-        }),
-        body: 'not empty, so not that crc',
-      }),
-    );
+        });
+        return () =>
+          sendRaw(gw.s3Url, {
+            method: 'PUT',
+            target: '/metered/c.txt',
+            headers,
+            body: 'not empty, so not that crc',
+          });
+      },
+    ],
+    [
+      'suspended',
+      async () => {
+        const organisation = await defaultOrganisation(gw);
+        return async () => {
+          await gw.gateway.context.store.organisations.suspend(organisation.id, 'metrics test');
+          try {
+            return await s3.send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' }));
+          } finally {
+            await gw.gateway.context.store.organisations.reinstate(organisation.id);
+          }
+        };
+      },
+    ],
+  ];
 
-    const organisation = await defaultOrganisation(gw);
-    await gw.gateway.context.store.organisations.suspend(organisation.id, 'metrics test');
-    try {
-      await expectRefusal('suspended', () =>
-        s3.send(new GetObjectCommand({ Bucket: 'metered', Key: 'a.txt' })),
-      );
-    } finally {
-      await gw.gateway.context.store.organisations.reinstate(organisation.id);
-    }
-  });
+  it.each(refused)(
+    'count %s refusals under their own reason, and under no other',
+    async (reason, prepare) => {
+      await expectRefusal(reason, await prepare());
+    },
+  );
 
   it('count credential-cache hits, misses and invalidations', async () => {
     const credential = await createCredential(gw);
