@@ -40,41 +40,43 @@ describe('control plane and storage endpoint together', () => {
     throw new Error('expected the storage endpoint to refuse');
   }
 
+  const bucket = 'e2e-photos';
+  let writerKey: { accessKeyId: string; secret: string };
+  let readerKey: { accessKeyId: string; secret: string };
+  let organisationId: string;
+
+  /** A storage key made through the control plane, with the secret it shows this once. */
+  async function key(name: string, level: 'read-only' | 'read-write', buckets = [bucket]) {
+    const created = await control.post('/v1/credentials', { name, scope: { buckets, level } });
+    expect(created.status).toBe(201);
+    return { accessKeyId: created.body.accessKeyId as string, secret: created.body.secret as string };
+  }
+
+  const accountProblem = {
+    code: 'AccountProblem',
+    status: 403,
+    message: 'There is a problem with your account that prevents the operation from completing successfully.',
+  };
+
   beforeAll(async () => {
     gw = await startTestGateway();
     control = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    expect((await control.post('/v1/buckets', { name: bucket })).status).toBe(201);
+    writerKey = await key('writer', 'read-write');
+    readerKey = await key('reader', 'read-only');
+    await s3(writerKey).send(new PutObjectCommand({ Bucket: bucket, Key: 'cat.txt', Body: 'meow' }));
+    const organisation = await control.get('/v1/me/organisation');
+    expect(organisation.status).toBe(200);
+    organisationId = organisation.body.id as string;
   });
   afterAll(() => gw.stop());
 
-  it('walks the whole path', async () => {
-    const bucket = 'e2e-photos';
-    expect((await control.post('/v1/buckets', { name: bucket })).status).toBe(201);
-
-    const writer = await control.post('/v1/credentials', {
-      name: 'writer',
-      scope: { buckets: [bucket], level: 'read-write' },
-    });
-    expect(writer.status).toBe(201);
-    const reader = await control.post('/v1/credentials', {
-      name: 'reader',
-      scope: { buckets: [bucket], level: 'read-only' },
-    });
-    expect(reader.status).toBe(201);
-    const writerKey = {
-      accessKeyId: writer.body.accessKeyId as string,
-      secret: writer.body.secret as string,
-    };
-    const readerKey = {
-      accessKeyId: reader.body.accessKeyId as string,
-      secret: reader.body.secret as string,
-    };
-
-    // Upload with the read-write credential, read with the read-only one.
-    await s3(writerKey).send(new PutObjectCommand({ Bucket: bucket, Key: 'cat.txt', Body: 'meow' }));
+  it('a read-only key reads what a read-write key uploaded', async () => {
     const got = await s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }));
     expect(await got.Body?.transformToString()).toBe('meow');
+  });
 
-    // The read-only credential cannot write.
+  it('a read-only key cannot write', async () => {
     expect(
       await s3Error(s3(readerKey).send(new PutObjectCommand({ Bucket: bucket, Key: 'x', Body: 'x' }))),
     ).toEqual({
@@ -82,65 +84,76 @@ describe('control plane and storage endpoint together', () => {
       status: 403,
       message: 'Access to this bucket is denied.',
     });
+  });
 
-    // Revoke: the id no longer exists.
-    expect((await control.delete(`/v1/credentials/${writerKey.accessKeyId}`)).status).toBe(204);
-    const revoked = await s3Error(
-      s3(writerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' })),
-    );
+  it('a revoked key no longer exists', async () => {
+    const doomed = await key('doomed', 'read-only');
+    expect(
+      (await s3(doomed).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))).$metadata
+        .httpStatusCode,
+    ).toBe(200);
+    expect((await control.delete(`/v1/credentials/${doomed.accessKeyId}`)).status).toBe(204);
+    const revoked = await s3Error(s3(doomed).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' })));
     expect(revoked.code).toBe('InvalidAccessKeyId');
     expect(revoked.status).toBe(403);
+  });
 
-    // Suspend the organisation: every storage request refused, nothing deleted.
-    const organisation = await control.get('/v1/me/organisation');
-    expect(organisation.status).toBe(200);
-    const organisationId = organisation.body.id as string;
+  describe('a suspended organisation', () => {
+    beforeAll(async () => {
+      const suspended = await control.post(`/v1/organisations/${organisationId}/suspend`, {
+        reason: 'unpaid invoice',
+      });
+      expect(suspended.status).toBe(200);
+    });
+    afterAll(async () => {
+      expect((await control.post(`/v1/organisations/${organisationId}/reinstate`)).status).toBe(200);
+    });
+
+    it('is refused every storage request, with AccountProblem', async () => {
+      expect(
+        await s3Error(s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))),
+      ).toEqual(accountProblem);
+    });
+
+    it('may still issue keys, which change nothing', async () => {
+      const issuedKey = await key('issued while suspended', 'read-write', ['*']);
+      expect(
+        await s3Error(s3(issuedKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))),
+      ).toEqual(accountProblem);
+    });
+
+    it('may not create buckets', async () => {
+      const refusedBucket = await control.post('/v1/buckets', { name: 'e2e-during-suspension' });
+      expect({ status: refusedBucket.status, code: refusedBucket.body.code }).toEqual({
+        status: 403,
+        code: 'account_suspended',
+      });
+    });
+
+    it('serves no public reads either', async () => {
+      expect((await control.patch(`/v1/buckets/${bucket}`, { public: true })).status).toBe(200);
+      try {
+        const publicRead = await fetch(`${gw.s3Url}/${bucket}/cat.txt`, {
+          headers: { 'user-agent': 'e2e-test/1' },
+        });
+        expect(publicRead.status).toBe(403);
+        expect(await publicRead.text()).toContain('<Code>AccountProblem</Code>');
+      } finally {
+        expect((await control.patch(`/v1/buckets/${bucket}`, { public: false })).status).toBe(200);
+      }
+    });
+  });
+
+  it('serves the data again once reinstated: nothing was deleted', async () => {
     expect(
-      (await control.post(`/v1/organisations/${organisationId}/suspend`, { reason: 'unpaid invoice' }))
-        .status,
+      (await control.post(`/v1/organisations/${organisationId}/suspend`, { reason: 'a short one' })).status,
     ).toBe(200);
-    const accountProblem = {
-      code: 'AccountProblem',
-      status: 403,
-      message:
-        'There is a problem with your account that prevents the operation from completing successfully.',
-    };
-    expect(
-      await s3Error(s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))),
-    ).toEqual(accountProblem);
-    // A key issued while suspended changes nothing; creating a bucket is refused as suspended.
-    const issued = await control.post('/v1/credentials', {
-      name: 'issued while suspended',
-      scope: { buckets: ['*'], level: 'read-write' },
-    });
-    expect(issued.status).toBe(201);
-    const issuedKey = {
-      accessKeyId: issued.body.accessKeyId as string,
-      secret: issued.body.secret as string,
-    };
-    expect(
-      await s3Error(s3(issuedKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }))),
-    ).toEqual(accountProblem);
-    const refusedBucket = await control.post('/v1/buckets', { name: 'e2e-during-suspension' });
-    expect({ status: refusedBucket.status, code: refusedBucket.body.code }).toEqual({
-      status: 403,
-      code: 'account_suspended',
-    });
-    // Public-bucket reads are refused too.
-    expect((await control.patch(`/v1/buckets/${bucket}`, { public: true })).status).toBe(200);
-    const publicRead = await fetch(`${gw.s3Url}/${bucket}/cat.txt`, {
-      headers: { 'user-agent': 'e2e-test/1' },
-    });
-    expect(publicRead.status).toBe(403);
-    expect(await publicRead.text()).toContain('<Code>AccountProblem</Code>');
-    expect((await control.patch(`/v1/buckets/${bucket}`, { public: false })).status).toBe(200);
-
-    // Reinstate and read again: the data is still there.
     expect((await control.post(`/v1/organisations/${organisationId}/reinstate`)).status).toBe(200);
     const again = await s3(readerKey).send(new GetObjectCommand({ Bucket: bucket, Key: 'cat.txt' }));
     expect(await again.Body?.transformToString()).toBe('meow');
+  });
 
-    // Presign a GET with the reader and fetch it with no SDK at all.
+  it('presigns a GET that works with no SDK at all', async () => {
     const presigned = await control.post(`/v1/buckets/${bucket}/presign`, {
       key: 'cat.txt',
       method: 'GET',
@@ -151,8 +164,9 @@ describe('control plane and storage endpoint together', () => {
     const fetched = await fetch(presigned.body.url as string, { headers: presigned.body.headers ?? {} });
     expect(fetched.status).toBe(200);
     expect(await fetched.text()).toBe('meow');
+  });
 
-    // A CORS rule for one origin: its preflight passes, another origin's fails.
+  it('lets a CORS rule\u2019s origin through the preflight, and no other origin', async () => {
     const cors = await control.put(`/v1/buckets/${bucket}/cors`, {
       rules: [
         { allowedOrigins: ['https://app.example'], allowedMethods: ['GET', 'PUT'], allowedHeaders: ['*'] },
