@@ -16,7 +16,7 @@ import { sleep } from './measure.js';
 import { freePorts } from './ports.js';
 import { commandLine, commandName, processTree } from './proc.js';
 import type { Credential } from './sign.js';
-import { login } from '../test/support/control-plane.js';
+import { login, type ControlClient } from '../test/support/control-plane.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUILD_DIR = '.bench-dist';
@@ -61,6 +61,8 @@ export interface Gateway {
   /** A bucket created through the control plane, and a read-write credential scoped to it. */
   readonly bucket: string;
   readonly credential: Credential;
+  /** The control plane, logged in as its platform admin (an owner of the first organisation). */
+  control(): Promise<ControlClient>;
   /** Bytes the gateway has written to stdout (its logs, the access log above all) so far. */
   logBytes(): number;
   /**
@@ -217,9 +219,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         throw new Error(`the gateway was not ready within ${START_TIMEOUT_MS / 1000} s`);
       await sleep(100);
     }
+    // The first start creates the admin once the listeners are bound, so health can answer first.
+    let control: ControlClient | null = null;
+    while (control === null) {
+      control = await login(controlUrl, ADMIN.email, ADMIN.password).catch((error: unknown) => {
+        if (Date.now() > deadline) throw error;
+        return null;
+      });
+      if (control === null) await sleep(100);
+    }
     // What a user does before using the storage endpoint: a bucket, and a credential scoped to it.
     const bucket = `bench-${randomBytes(4).toString('hex')}`;
-    const control = await login(controlUrl, ADMIN.email, ADMIN.password);
     await control.createBucket(bucket);
     const credential = await control.createCredential('benchmark', {
       buckets: [bucket],
@@ -231,6 +241,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       mode: database === null ? 'development' : 'production',
       bucket,
       credential,
+      control: () => login(controlUrl, ADMIN.email, ADMIN.password),
       logBytes: () => logBytes,
       logQuiet: async (quietMs, maxMs) => {
         const started = Date.now();

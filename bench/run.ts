@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=sigv4,floor,memory,stream,rgw]`: runs the benchmarks,
+ * `npm run bench [-- --quick] [-- --only=sigv4,floor,limits,memory,stream,rgw]`: runs the benchmarks,
  * prints a table per section and the targets line by line, writes bench/results/latest.json, and
  * exits 1 when a target is missed, 2 when a section could not run (or `rgw` was asked for with
  * --only on a machine without Ceph).
@@ -11,6 +11,7 @@ import { startBackend, startFloor, startPassThrough } from './children.js';
 import { cleanUpAll, cleanUpOnInterruptOrCrash } from './cleanup.js';
 import { findDatabaseServer } from './database.js';
 import { runFloor } from './floor.js';
+import { runLimits } from './limits.js';
 import { buildGateway, startGateway } from './gateway.js';
 import { describeMachine, printMachine } from './machine.js';
 import { passes, type Check, type Section } from './measure.js';
@@ -22,7 +23,7 @@ import { FULL, QUICK } from './settings.js';
 import { runSigV4 } from './sigv4.js';
 import { runStreaming } from './streaming.js';
 
-const BENCHMARKS = ['sigv4', 'floor', 'memory', 'stream', 'rgw'] as const;
+const BENCHMARKS = ['sigv4', 'floor', 'limits', 'memory', 'stream', 'rgw'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
 /** What the minimal backend is told it is (it ignores credentials). */
 const MINIMAL_BACKEND_KEYS = {
@@ -83,7 +84,9 @@ async function main(): Promise<number> {
 
   if (only.has('sigv4')) await attempt('sigv4', async () => emit(await runSigV4(settings)));
 
-  const needsGateway = ['floor', 'memory', 'stream', 'rgw'].some((name) => only.has(name as Benchmark));
+  const needsGateway = ['floor', 'limits', 'memory', 'stream', 'rgw'].some((name) =>
+    only.has(name as Benchmark),
+  );
   const database = needsGateway ? await findDatabaseServer() : null;
   if (needsGateway) {
     console.log(
@@ -94,7 +97,8 @@ async function main(): Promise<number> {
     await attempt('build', async () => buildGateway());
   }
 
-  if (!failures.includes('build') && (only.has('floor') || only.has('memory') || only.has('stream'))) {
+  const minimalBackendSections = ['floor', 'limits', 'memory', 'stream'] as const;
+  if (!failures.includes('build') && minimalBackendSections.some((name) => only.has(name))) {
     // Gateways with one storage worker in front of the minimal backend: one for `floor` and
     // `stream`, and a fresh one for `memory`, whose idle reading must not depend on what ran before
     // (a gateway's RSS keeps the high-water mark of the loads it has served).
@@ -108,13 +112,15 @@ async function main(): Promise<number> {
     });
     if (stack !== null) {
       const { backend, floor, passThrough } = stack;
-      if (floor !== null || only.has('stream')) {
+      if (floor !== null || only.has('stream') || only.has('limits')) {
         const gateway = await attempt('gateway start', () => startOneWorker(backend.url));
         if (gateway !== null) {
           if (floor !== null && passThrough !== null)
             await attempt('floor', async () =>
               emit(await runFloor(settings, backend, { floor, passThrough }, gateway)),
             );
+          if (only.has('limits'))
+            await attempt('limits', async () => emit(await runLimits(settings, backend, gateway)));
           if (only.has('stream'))
             await attempt('stream', async () => emit(await runStreaming(settings, backend, gateway)));
           await gateway.stop();

@@ -39,6 +39,13 @@ export const TARGETS = {
    */
   FLOOR_MAX_CPU_RATIO_AWS_CHUNKED: { kind: 'max', limit: 2.5 },
   /**
+   * Gateway CPU per 4 KiB GET or PUT of an organisation with request rate limits (its own and each
+   * credential's), and per GET of a bucket under a storage quota, as a multiple of the same request
+   * of an organisation without limits, on the same gateway in the same run (limits.ts): the checks
+   * run on every request, so they may cost at most 5% of it (issue 15).
+   */
+  LIMITS_MAX_CPU_RATIO: { kind: 'max', limit: 1.05 },
+  /**
    * One storage worker at 32 connections: at least half the floor's requests per second, in every
    * small-object scenario. Wall-clock, so the backend and wrk share the cores with it on both sides.
    */

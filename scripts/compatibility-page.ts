@@ -23,6 +23,11 @@ control plane; anything else, an anonymous ListBuckets included, is \`AccessDeni
 organisation to list the buckets of; Ceph RGW would answer an empty list). Whatever the operation, a suspended organisation gets \`AccountProblem\`, and the
 protocol rules of the service specification apply (conditional GETs, per-chunk signed streaming
 and storage classes other than STANDARD are refused).
+
+Tenant limits apply to every operation (README, "Quotas and rate limits"): a request over its
+organisation's or its credential's request rate gets \`SlowDown\` (503) with \`Retry-After\`, and an
+upload, copy or multipart completion that would exceed a storage quota gets \`QuotaExceeded\` (403)
+before anything is stored.
 `;
 
 function request(entry: CatalogueEntry): string {

@@ -697,7 +697,7 @@ export const OPERATION_CATALOGUE = [
     subresource: 'uploadId',
     treatment: {
       kind: 'answered',
-      how: 'checked (parts of at least 5 MiB as the store holds them), then sent on',
+      how: 'checked (parts of at least 5 MiB as the store holds them; their total against a storage quota), then sent on',
     },
   },
   {
