@@ -284,6 +284,27 @@ export class StorageUsageStore {
       ON CONFLICT (scope) DO NOTHING`;
   }
 
+  /**
+   * A bucket that goes: its row goes with it, and its organisation's row, when counted, no longer
+   * holds what the bucket's held (an empty bucket's count may be off; it must not stay behind).
+   */
+  async forgetBucket(organisationId: string, bucket: string, tx?: Sql): Promise<void> {
+    const scopes = [bucketScope(bucket), organisationScope(organisationId)];
+    await (tx ?? this.#sql)`
+      WITH locked AS (
+        SELECT scope FROM storage_usage WHERE scope = ANY(${scopes}::text[]) ORDER BY scope FOR UPDATE
+      ),
+      gone AS (
+        DELETE FROM storage_usage
+        WHERE scope = ${bucketScope(bucket)} AND scope IN (SELECT scope FROM locked)
+        RETURNING stored_bytes, stored_objects
+      )
+      UPDATE storage_usage SET
+        stored_bytes = greatest(0, stored_bytes - (SELECT stored_bytes FROM gone)),
+        stored_objects = greatest(0, stored_objects - (SELECT stored_objects FROM gone))
+      WHERE scope = ${organisationScope(organisationId)} AND EXISTS (SELECT 1 FROM gone)`;
+  }
+
   /** Counting stops for these scopes (no quota applies to them any more). */
   async stop(scopes: readonly UsageScope[], tx?: Sql): Promise<void> {
     await (tx ?? this.#sql)`DELETE FROM storage_usage WHERE scope = ANY(${scopes}::text[])`;

@@ -139,6 +139,7 @@ export class BucketService {
     });
     // Should this fail, the record stays; deleting again finds the bucket gone and drops it.
     await inOneTransaction(store, async (tx, changed) => {
+      await store.storageUsage.forgetBucket(member.organisationId, name, tx);
       await store.buckets.delete(name, tx);
       changed('bucket', name);
       await this.#audit(member, 'bucket.delete', name, {}, tx);

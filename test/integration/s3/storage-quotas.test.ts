@@ -379,6 +379,30 @@ describe('an organisation quota', () => {
   });
 });
 
+describe('a bucket deleted under an organisation quota', () => {
+  it("takes what it was counted as holding out of the organisation's usage", async () => {
+    const tenant = await addOrganisation(admin, 'quota-forget');
+    await tenant.owner.createBucket('forget-me');
+    const key = await tenant.owner.createCredential('writer', { buckets: ['*'], level: 'read-write' });
+    await admin.call(
+      'PATCH',
+      `/v1/organisation?organisationId=${tenant.organisationId}`,
+      { limits: { maxBytes: 1000 } },
+      200,
+    );
+    await pathStyleClient(gw, key).send(
+      new PutObjectCommand({ Bucket: 'forget-me', Key: 'a.bin', Body: 'a'.repeat(100) }),
+    );
+    // Deleted straight in the store: the count still says 100 bytes, the bucket is empty.
+    await gw.gateway.context.backend.deleteObjects('forget-me', ['a.bin']);
+    const usage = async () =>
+      (await tenant.owner.call('GET', '/v1/organisation/usage', undefined, 200)).storage.usage;
+    expect(await usage()).toMatchObject({ storedBytes: 100, storedObjects: 1 });
+    await tenant.owner.call('DELETE', '/v1/buckets/forget-me', undefined, 204);
+    expect(await usage()).toMatchObject({ storedBytes: 0, storedObjects: 0 });
+  });
+});
+
 describe('a recount', () => {
   // The admin command opens the gateway's database itself: a real server, not the test's PGlite.
   it.runIf(realPostgresFor('the usage recount test'))('sets the usage to what the store holds', async () => {
