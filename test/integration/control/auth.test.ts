@@ -7,6 +7,7 @@ import {
   type TestGateway,
 } from '../../support/gateway.js';
 import { ControlClient, login, refreshCookieOf, setCookieHeader } from '../../support/control-plane.js';
+import { metricDeltas, scrapeMetrics } from '../../support/metrics.js';
 import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
@@ -241,13 +242,25 @@ describe('bearer authentication', () => {
 
 describe('what the gateway records about logins', () => {
   it('counts logins and refreshes by outcome in the metrics', async () => {
-    const metrics = await (await fetch(`${gw.metricsUrl}/metrics`)).text();
-    expect(metrics).toMatch(/gateway_logins_total\{outcome="succeeded"\} [1-9]/);
-    expect(metrics).toMatch(/gateway_logins_total\{outcome="failed"\} [1-9]/);
-    expect(metrics).toMatch(/gateway_token_refreshes_total\{outcome="reuse_detected"\} [1-9]/);
-    expect(metrics).toMatch(
-      /gateway_control_requests_total\{operation="POST \/v1\/auth\/login",status="200"\}/,
+    const series = [
+      'gateway_logins_total{outcome="succeeded"}',
+      'gateway_logins_total{outcome="failed"}',
+      'gateway_token_refreshes_total{outcome="refreshed"}',
+      'gateway_token_refreshes_total{outcome="reuse_detected"}',
+      'gateway_control_requests_total{operation="POST /v1/auth/login",status="200"}',
+    ];
+    const before = await scrapeMetrics(gw.metricsUrl);
+    const client = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    expectProblem(
+      await anonymous.post('/v1/auth/login', { email: TEST_ADMIN_EMAIL, password: 'not the password' }),
+      401,
+      'invalid_credentials',
     );
+    const cookie = client.refreshCookie;
+    expect((await client.withCookie('/v1/auth/refresh', cookie)).status).toBe(200);
+    expectProblem(await client.withCookie('/v1/auth/refresh', cookie), 401, 'refresh_token_reused');
+    const after = await scrapeMetrics(gw.metricsUrl);
+    expect(metricDeltas(before, after, series)).toEqual(Object.fromEntries(series.map((name) => [name, 1])));
   });
 
   it('never writes a password, token or cookie to the log', async () => {

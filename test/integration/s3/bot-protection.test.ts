@@ -7,6 +7,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { metricDeltas, scrapeMetrics } from '../../support/metrics.js';
 import { pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
 import { describeRawError, sendRaw, sha256Hex, signedHeaders } from '../../support/s3/raw-requests.js';
@@ -34,6 +35,8 @@ function expectChallenge(response: { status: number; headers: Record<string, unk
 
 describe('default bot protection (anonymous)', () => {
   it('challenges an unsigned request without a User-Agent with an HTML page, even for a public object', async () => {
+    const refusals = 'gateway_s3_refusals_total{reason="bot_protection"}';
+    const before = await scrapeMetrics(gateway.metricsUrl);
     expectChallenge(await sendRaw(gateway.s3Url, { method: 'GET', target: '/open-house/index.txt' }));
     expectChallenge(
       await sendRaw(gateway.s3Url, {
@@ -42,8 +45,9 @@ describe('default bot protection (anonymous)', () => {
         headers: { 'user-agent': '-' },
       }),
     );
-    const metrics = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
-    expect(metrics).toMatch(/gateway_s3_refusals_total\{reason="bot_protection"\} [1-9]/);
+    expect(metricDeltas(before, await scrapeMetrics(gateway.metricsUrl), [refusals])).toEqual({
+      [refusals]: 2,
+    });
   });
 
   it('lets an unsigned request with a User-Agent through to the endpoint', async () => {

@@ -26,6 +26,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { metricDeltas, scrapeMetrics } from '../../support/metrics.js';
 import { expectS3Error, pathStyleClient, virtualHostedClient } from '../../support/s3/clients.js';
 import {
   createBucket,
@@ -434,23 +435,44 @@ describe('object ACLs (decisions.md)', () => {
 
 describe('accounting', () => {
   it('records usage, metrics, the credential last use and one access log line per request', async () => {
+    const { store } = gateway.gateway.context;
+    /** The bytes counted for the bucket so far, in every window. */
+    const usage = async () => {
+      await store.usage.flush();
+      const [row] = await store.db.sql<{ bytes_in: string | null; bytes_out: string | null }[]>`
+        SELECT sum(bytes_in) AS bytes_in, sum(bytes_out) AS bytes_out FROM usage_counters
+        WHERE bucket = 'archive'`;
+      return { bytesIn: Number(row?.bytes_in ?? 0), bytesOut: Number(row?.bytes_out ?? 0) };
+    };
+    const series = [
+      'gateway_s3_requests_total{operation="PutObject",status="200",code=""}',
+      'gateway_s3_bytes_in_total{operation="PutObject"}',
+      'gateway_organisation_requests_total{organisation="default"}',
+      'gateway_backend_request_duration_seconds_count{operation="GetObject"}',
+    ] as const;
+    const usageBefore = await usage();
+    const metricsBefore = await scrapeMetrics(gateway.metricsUrl);
+
     await s3.send(new PutObjectCommand({ Bucket: 'archive', Key: 'metered', Body: 'x'.repeat(1000) }));
     await text(s3, 'archive', 'metered');
-    const { store } = gateway.gateway.context;
-    await store.usage.flush();
-    const rows = await store.db.sql<{ bucket: string; bytes_in: string; bytes_out: string }[]>`
-      SELECT bucket, bytes_in, bytes_out FROM usage_counters WHERE bucket = 'archive'`;
-    expect(Number(rows[0]?.bytes_in)).toBeGreaterThanOrEqual(1000);
-    expect(Number(rows[0]?.bytes_out)).toBeGreaterThanOrEqual(1000);
+
+    // The upload's body in, the download's body out: 1,000 bytes each way.
+    const usageAfter = await usage();
+    expect({
+      bytesIn: usageAfter.bytesIn - usageBefore.bytesIn,
+      bytesOut: usageAfter.bytesOut - usageBefore.bytesOut,
+    }).toEqual({ bytesIn: 1000, bytesOut: 1000 });
 
     const credential = await store.credentials.find(gateway.credential.accessKeyId);
     expect(credential?.lastUsedAt).toBeInstanceOf(Date);
 
-    const metrics = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
-    expect(metrics).toMatch(/gateway_s3_requests_total\{operation="PutObject",status="200",code=""\} \d+/);
-    expect(metrics).toMatch(/gateway_s3_bytes_in_total\{operation="PutObject"\} \d+/);
-    expect(metrics).toMatch(/gateway_organisation_requests_total\{organisation="default"\} \d+/);
-    expect(metrics).toMatch(/gateway_backend_request_duration_seconds_count\{operation="GetObject"\} \d+/);
+    expect(metricDeltas(metricsBefore, await scrapeMetrics(gateway.metricsUrl), series)).toEqual({
+      [series[0]]: 1,
+      [series[1]]: 1000,
+      // The PUT and the GET.
+      [series[2]]: 2,
+      [series[3]]: 1,
+    });
 
     const lines = gateway.logs
       .map((line) => JSON.parse(line) as Record<string, unknown>)
