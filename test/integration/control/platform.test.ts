@@ -6,6 +6,7 @@ import {
   type TestGateway,
 } from '../../support/gateway.js';
 import { addMember, addOrganisation, ControlClient, login } from '../../support/control-plane.js';
+import { expectFullPagination } from '../../support/pagination.js';
 import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 
 let gw: TestGateway;
@@ -57,9 +58,7 @@ describe('platform administration of organisations', () => {
       id: expect.any(String),
       status: expect.stringMatching(/active|suspended/),
     });
-    const first = await platformAdmin.get('/v1/organisations?limit=1');
-    const second = await platformAdmin.get(`/v1/organisations?limit=1&cursor=${first.body.nextCursor}`);
-    expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
+    await expectFullPagination(platformAdmin, '/v1/organisations', { limit: 2, key: 'id' });
   });
 
   it('names a bad limit or cursor on the list', async () => {
