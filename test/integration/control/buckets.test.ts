@@ -316,7 +316,7 @@ describe('objects', () => {
     }
   });
 
-  it('lists with prefix, delimiter, limit and cursor', async () => {
+  it('lists every object with its size, ETag and time', async () => {
     const all = await member.get('/v1/buckets/objects-bucket/objects');
     expect(all.status).toBe(200);
     expect(all.body.objects.map((object: { key: string }) => object.key)).toEqual([
@@ -333,14 +333,18 @@ describe('objects', () => {
       lastModified: expect.any(String),
     });
     expect(all.body.nextCursor).toBeNull();
+  });
 
+  it('lists under a prefix, grouped by a delimiter', async () => {
     const folder = await member.get('/v1/buckets/objects-bucket/objects?prefix=docs/&delimiter=/');
     expect(folder.body.objects.map((object: { key: string }) => object.key)).toEqual([
       'docs/b.txt',
       'docs/c.txt',
     ]);
     expect(folder.body.commonPrefixes).toEqual(['docs/deep/']);
+  });
 
+  it('names a bad limit, or a cursor it never handed out', async () => {
     expectInvalidFields(await member.get('/v1/buckets/objects-bucket/objects?limit=1001'), 'limit');
     expectInvalidFields(await member.get('/v1/buckets/objects-bucket/objects?limit=0'), 'limit');
     // A cursor this list never handed out is the caller's mistake, not the object store's failure.
@@ -371,14 +375,20 @@ describe('objects', () => {
     expect(pages).toBe(Math.ceil(allKeys.length / 2));
   });
 
-  it('deletes up to 1000 keys with a result per key (owners and admins)', async () => {
-    await putObject('objects-bucket', 'delete/one.txt');
-    await putObject('objects-bucket', 'delete/two.txt');
+  it('lets only owners and admins delete objects', async () => {
+    await putObject('objects-bucket', 'kept/one.txt');
     expectProblem(
-      await member.post('/v1/buckets/objects-bucket/objects/delete', { keys: ['delete/one.txt'] }),
+      await member.post('/v1/buckets/objects-bucket/objects/delete', { keys: ['kept/one.txt'] }),
       403,
       'forbidden',
     );
+    const kept = await owner.get('/v1/buckets/objects-bucket/objects?prefix=kept/');
+    expect(kept.body.objects.map((object: { key: string }) => object.key)).toEqual(['kept/one.txt']);
+  });
+
+  it('deletes keys with a result per key', async () => {
+    await putObject('objects-bucket', 'delete/one.txt');
+    await putObject('objects-bucket', 'delete/two.txt');
     const deleted = await owner.post('/v1/buckets/objects-bucket/objects/delete', {
       keys: ['delete/one.txt', 'delete/two.txt', 'delete/never-existed.txt'],
     });
@@ -391,7 +401,9 @@ describe('objects', () => {
     expect(deleted.body.results[2].key).toBe('delete/never-existed.txt');
     const left = await owner.get('/v1/buckets/objects-bucket/objects?prefix=delete/');
     expect(left.body.objects).toEqual([]);
+  });
 
+  it('names more than 1000 keys, none, or a key with dot segments', async () => {
     const tooMany = Array.from({ length: 1001 }, (_, index) => `k${index}`);
     expectInvalidFields(
       await owner.post('/v1/buckets/objects-bucket/objects/delete', { keys: tooMany }),
@@ -402,6 +414,14 @@ describe('objects', () => {
       await owner.post('/v1/buckets/objects-bucket/objects/delete', { keys: ['fine', 'a/../b'] }),
       'keys[1]',
     );
+  });
+
+  it('records a deletion in the audit log with the number of keys asked for', async () => {
+    await putObject('objects-bucket', 'audited/one.txt');
+    const deleted = await owner.post('/v1/buckets/objects-bucket/objects/delete', {
+      keys: ['audited/one.txt', 'audited/two.txt', 'audited/three.txt'],
+    });
+    expect(deleted.status, deleted.text).toBe(200);
     const log = await owner.get('/v1/organisation/audit-log?limit=1');
     expect(log.body.items[0]).toMatchObject({
       action: 'objects.delete',
