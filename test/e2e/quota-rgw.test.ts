@@ -15,7 +15,6 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { S3_ERRORS } from '../../src/protocol/errors.js';
 import { login, type ControlClient } from '../support/control-plane.js';
 import {
   startTestGateway,
@@ -31,7 +30,12 @@ const suffix = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 const bucket = `e2e-quota-${suffix}`;
 const source = `e2e-quota-src-${suffix}`;
 const MiB = 1024 * 1024;
-const REFUSED = { code: 'QuotaExceeded', status: 403, message: S3_ERRORS.BucketQuotaExceeded.message };
+const REFUSED = {
+  code: 'QuotaExceeded',
+  status: 403,
+  message:
+    "The bucket's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask an owner of the organisation to raise the bucket's quota.",
+};
 
 let gateway: TestGateway;
 let control: ControlClient;
