@@ -322,6 +322,25 @@ describe('--json', () => {
         contact: 'ops',
       });
       expect(await admin.json(['organisation', 'settings', 'contact='])).toEqual({ retention_days: 30 });
+      expect(
+        await admin.json([
+          'organisation',
+          'limits',
+          'requestsPerSecond=500',
+          'credentialRequestsPerSecond=50',
+        ]),
+      ).toMatchObject({ requestsPerSecond: 500, credentialRequestsPerSecond: 50 });
+      expect(
+        await admin.json([
+          'organisation',
+          'limits',
+          'requestsPerSecond=none',
+          'credentialRequestsPerSecond=none',
+        ]),
+      ).toMatchObject({
+        requestsPerSecond: null,
+        credentialRequestsPerSecond: null,
+      });
       const invited = await admin.json(['organisation', 'invite', 'member@example.test', '--role', 'member']);
       const joined = await member.json(
         [
@@ -398,6 +417,15 @@ describe('--json', () => {
       expect((await admin.json(['buckets', 'list'])).items.map((item: any) => item.name)).toContain(bucket);
       expect((await admin.json(['buckets', 'public', bucket, 'on'])).public).toBe(true);
       expect((await admin.json(['buckets', 'public', bucket, 'off'])).public).toBe(false);
+      expect(await admin.json(['buckets', 'quota', bucket, 'maxBytes=10GiB', 'maxObjects=1000'])).toEqual({
+        maxBytes: 10 * 2 ** 30,
+        maxObjects: 1000,
+      });
+      expect(await admin.json(['buckets', 'quota', bucket, 'maxObjects=none'])).toEqual({
+        maxBytes: 10 * 2 ** 30,
+        maxObjects: null,
+      });
+      expect((await admin.json(['buckets', 'quota', bucket])).maxBytes).toBe(10 * 2 ** 30);
       const yamlFile = path.join(scratch, 'cors.yaml');
       writeFileSync(
         yamlFile,

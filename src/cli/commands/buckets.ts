@@ -3,6 +3,7 @@ import { expectData, expectDone } from '../api-client.js';
 import { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { withExamples } from '../help.js';
+import { describeLimit, parseLimitChanges } from '../limit-changes.js';
 import { when } from '../output.js';
 import { noteNextPage, readPages, withPageOptions, type PageOptions } from '../pages.js';
 import { registerCorsCommands } from './cors.js';
@@ -112,6 +113,38 @@ export function registerBucketsCommands(program: Command): void {
       }),
     's3gw buckets public website-assets on',
     's3gw buckets public website-assets off',
+  );
+
+  withExamples(
+    buckets
+      .command('quota')
+      .description(
+        "show a bucket's own storage quota, or change it (within the organisation's): KEY=VALUE, KEY=none removes",
+      )
+      .argument('<name>')
+      .argument('[changes...]', 'maxBytes=SIZE (100GiB, 500MB, bytes) and/or maxObjects=COUNT')
+      .action(async (name: string, changes: string[], _options: unknown, command: Command) => {
+        const context = CommandContext.of(command);
+        const api = context.api();
+        const bucket =
+          changes.length === 0
+            ? await expectData(api.GET('/v1/buckets/{bucket}', { params: { path: { bucket: name } } }))
+            : await expectData(
+                api.PATCH('/v1/buckets/{bucket}', {
+                  params: { path: { bucket: name } },
+                  body: { quota: parseLimitChanges(changes, { maxBytes: 'bytes', maxObjects: 'count' }) },
+                }),
+              );
+        context.output.result(bucket.quota, () =>
+          context.output.fields([
+            ['maxBytes', describeLimit(bucket.quota.maxBytes)],
+            ['maxObjects', describeLimit(bucket.quota.maxObjects)],
+          ]),
+        );
+      }),
+    's3gw buckets quota photos',
+    's3gw buckets quota photos maxBytes=10GiB maxObjects=100000',
+    's3gw buckets quota photos maxBytes=none',
   );
 
   withExamples(

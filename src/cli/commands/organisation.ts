@@ -3,6 +3,7 @@ import { expectData, expectDone, type ControlPlane, type Schemas } from '../api-
 import { CommandContext } from '../context.js';
 import { RefusedError, UsageError } from '../errors.js';
 import { withExamples } from '../help.js';
+import { describeLimit, parseLimitChanges } from '../limit-changes.js';
 import { when, type Output } from '../output.js';
 import { noteNextPage, readPages, withPageOptions, type PageOptions } from '../pages.js';
 
@@ -71,6 +72,46 @@ export function registerOrganisationCommands(program: Command): void {
     's3gw organisation settings',
     's3gw organisation settings retention_days=30 contact=ops@example.com',
     's3gw organisation settings contact=',
+  );
+
+  withExamples(
+    organisation
+      .command('limits')
+      .description(
+        'show the storage quota and request rates, or change them: KEY=VALUE, KEY=none removes (quota and organisation rate: platform admins; credential rate: owners and admins)',
+      )
+      .argument('[changes...]', `KEY=VALUE with KEY one of ${Object.keys(ORGANISATION_LIMITS).join(', ')}`)
+      .option('--organisation <id>', 'platform admins: change another organisation (by id)')
+      .action(async (changes: string[], options: { organisation?: string }, command: Command) => {
+        const context = CommandContext.of(command);
+        const api = context.api();
+        if (changes.length === 0 && options.organisation !== undefined) {
+          throw new UsageError(
+            "--organisation changes limits; to read another organisation's, use s3gw usage",
+          );
+        }
+        const shown =
+          changes.length === 0
+            ? await expectData(api.GET('/v1/organisation'))
+            : await expectData(
+                api.PATCH('/v1/organisation', {
+                  ...(options.organisation === undefined
+                    ? {}
+                    : { params: { query: { organisationId: options.organisation } } }),
+                  body: { limits: parseLimitChanges(changes, ORGANISATION_LIMITS) },
+                }),
+              );
+        context.output.result(shown.limits, () =>
+          context.output.fields(
+            Object.keys(ORGANISATION_LIMITS).map(
+              (key) => [key, describeLimit(shown.limits[key as keyof typeof shown.limits])] as const,
+            ),
+          ),
+        );
+      }),
+    's3gw organisation limits',
+    's3gw organisation limits credentialRequestsPerSecond=50 credentialRequestBurst=100',
+    's3gw organisation limits maxBytes=500GiB maxObjects=none --organisation 0b7e…',
   );
 
   withExamples(
@@ -238,6 +279,15 @@ function printOrganisation(output: Output, organisation: Schemas['OrganisationVi
     ],
   ]);
 }
+
+const ORGANISATION_LIMITS = {
+  maxBytes: 'bytes',
+  maxObjects: 'count',
+  requestsPerSecond: 'rate',
+  requestBurst: 'count',
+  credentialRequestsPerSecond: 'rate',
+  credentialRequestBurst: 'count',
+} as const;
 
 /** KEY=VALUE pairs as a settings change: "true"/"false" and numbers typed, an empty value removes. */
 export function parseSettings(changes: readonly string[]): Record<string, SettingValue | null> {
