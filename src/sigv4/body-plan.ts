@@ -198,7 +198,7 @@ export function planBody(headers: HeaderMap, payloadHash: string = UNSIGNED_PAYL
     ...(checksum === undefined ? {} : { checksum }),
     ...(contentMd5 === undefined ? {} : { contentMd5 }),
     ...(decodedLength === undefined ? {} : { decodedLength }),
-    forwardHeaders: awsChunked ? chunkedForwardHeaders(encodings, decodedLength ?? 0) : NO_CHANGES,
+    forwardHeaders: awsChunked ? chunkedForwardHeaders(encodings) : NO_CHANGES,
     // A bare decoder is verified too: the verifier holds the tail until the framing has been read
     // to its end, so a body cut off before its last chunk is never committed.
     verified: awsChunked || signedSha256 !== undefined || checksum !== undefined || contentMd5 !== undefined,
@@ -249,20 +249,15 @@ export function openBody(plan: BodyPlan): BodyVerification {
 }
 
 /**
- * The upstream request carries the decoded body: its own length, no aws-chunked coding (other
- * codings such as gzip describe the object and stay), no streaming headers.
+ * The upstream request carries the decoded body: no aws-chunked coding (other codings such as gzip
+ * describe the object and stay) and no trailer algorithm. Its length is set where the upstream
+ * request is built (s3/upstream/forward.ts), and the streaming headers (x-amz-decoded-content-length,
+ * x-amz-trailer, Transfer-Encoding) are not on the forwarding allowlist.
  */
-function chunkedForwardHeaders(encodings: readonly string[], decodedLength: number): ForwardHeaderChanges {
+function chunkedForwardHeaders(encodings: readonly string[]): ForwardHeaderChanges {
   const remaining = encodings.filter((token) => token.toLowerCase() !== AWS_CHUNKED);
-  const remove = [
-    'x-amz-decoded-content-length',
-    'x-amz-trailer',
-    // Names the trailer's algorithm; without the trailer the backend would expect a checksum it never gets.
-    'x-amz-sdk-checksum-algorithm',
-    'transfer-encoding',
-  ];
-  const set: Record<string, string> = { 'content-length': String(decodedLength) };
-  if (remaining.length === 0) remove.push('content-encoding');
-  else set['content-encoding'] = remaining.join(',');
-  return { remove, set };
+  // Names the trailer's algorithm; without the trailer the backend would expect a checksum it never gets.
+  const remove = ['x-amz-sdk-checksum-algorithm'];
+  if (remaining.length === 0) return { remove: [...remove, 'content-encoding'], set: {} };
+  return { remove, set: { 'content-encoding': remaining.join(',') } };
 }
