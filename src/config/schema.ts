@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_CLOCK_SKEW_SECONDS } from '../protocol/limits.js';
 
 /** host:port with a numeric port; an empty host means all interfaces. */
 const listenAddress = z.string().refine((value) => {
@@ -83,7 +84,11 @@ export const configSchema = z
       domain: z.string().regex(/^[a-z0-9.-]+$/, 'expected a lower-case DNS name'),
       publicUrl: httpUrl.nullable(),
       regions: z.array(z.string().min(1)).min(1),
-      maxSkewSeconds: positiveInt,
+      /** Stricter than the spec's fifteen minutes if the operator wants, never looser. */
+      maxSkewSeconds: positiveInt.max(
+        MAX_CLOCK_SKEW_SECONDS,
+        `at most ${MAX_CLOCK_SKEW_SECONDS} (the fifteen minutes of clock skew the S3 protocol allows)`,
+      ),
       botProtection: z.enum(['anonymous', 'strict', 'off']),
       tlsCertFile: z.string().min(1).nullable(),
       tlsKeyFile: z.string().min(1).nullable(),

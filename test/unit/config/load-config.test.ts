@@ -159,6 +159,14 @@ describe('configuration', () => {
     }
   });
 
+  it('allows a stricter clock skew than fifteen minutes, never a looser one', () => {
+    expect(loadConfig({}).s3.maxSkewSeconds).toBe(900);
+    expect(loadConfig({ GATEWAY_S3_MAX_SKEW_SECONDS: '60' }).s3.maxSkewSeconds).toBe(60);
+    expect(problemsOf({ GATEWAY_S3_MAX_SKEW_SECONDS: '901' })).toEqual([
+      'GATEWAY_S3_MAX_SKEW_SECONDS: at most 900 (the fifteen minutes of clock skew the S3 protocol allows) (got "901")',
+    ]);
+  });
+
   it('has no shutdown drain by default, and takes one from GATEWAY_SHUTDOWN_DRAIN_SECONDS', () => {
     expect(loadConfig({}).shutdownDrainSeconds).toBe(0);
     expect(loadConfig({ GATEWAY_SHUTDOWN_DRAIN_SECONDS: '5' }).shutdownDrainSeconds).toBe(5);
