@@ -1,28 +1,52 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** What the two planes (s3, control) must not import: what runs them. */
-const ABOVE_PLANES = '(server|cluster|cli)/|(runtime|start|main)\\.js$';
-/** What the store must not import: the planes and everything above them. */
-const ABOVE_STORE = `(s3|control)/|${ABOVE_PLANES}`;
+/**
+ * The folder order (README, source layout). Each folder of src/ lists the folders below it that it
+ * may import; anything else that lies outside it (a higher folder, a file at the top of src/ such
+ * as runtime.ts, a path leaving src/) is refused.
+ */
+const FOLDER_ORDER = {
+  protocol: [],
+  sigv4: ['protocol'],
+  access: ['protocol'],
+  security: ['protocol'],
+  config: ['protocol'],
+  store: ['protocol', 'access', 'security', 'config'],
+  observability: ['protocol', 'config', 'store'],
+  backend: ['protocol', 'sigv4', 'config', 'observability'],
+  s3: ['protocol', 'sigv4', 'access', 'security', 'config', 'store', 'observability', 'backend'],
+  control: ['protocol', 'sigv4', 'access', 'security', 'config', 'store', 'observability', 'backend'],
+  server: ['protocol', 'config', 'store', 'observability', 'backend', 's3', 'control'],
+  cluster: ['protocol', 'config', 'store', 'observability', 'backend', 'server'],
+  cli: ['protocol'],
+};
 
-/** Files matching `files` may not import a relative path matching `forbidden` (a regular expression). */
-function layer(files, forbidden) {
-  return [
-    {
-      files: [files],
-      rules: {
-        'no-restricted-imports': [
-          'error',
-          {
-            patterns: [
-              { regex: forbidden, message: 'Imports go down the folder order only (README, source layout).' },
-            ],
-          },
-        ],
-      },
+/** Deepest nesting of a source file below its top folder (src/s3/steps/x.ts is 2). */
+const MAX_DEPTH = 3;
+
+/**
+ * One rule per depth, since how many `../` reach the top of src/ depends on where a file sits: a
+ * relative import that climbs that far must name one of `allowed` (or the folder itself).
+ */
+function folderLayer(folder, allowed) {
+  const names = [folder, ...allowed].join('|');
+  return Array.from({ length: MAX_DEPTH }, (_, index) => ({
+    files: [`src/${folder}/${'*/'.repeat(index)}*.{ts,js,cjs}`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./){${index + 1}}(?!(${names})/)`,
+              message: 'Imports go down the folder order only (README, source layout).',
+            },
+          ],
+        },
+      ],
     },
-  ];
+  }));
 }
 
 export default tseslint.config(
@@ -55,17 +79,7 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  // The folder order (README, source layout): protocol < sigv4 < backend, store < s3, control <
-  // server, cluster. A folder imports only from folders below it; the CLI only from protocol.
-  ...layer('src/protocol/**', '^\\.\\./'),
-  ...layer('src/sigv4/**', '^\\.\\./(?!protocol/)'),
-  ...layer('src/backend/**', '^\\.\\./(?!(protocol|sigv4|config|observability)/)'),
-  ...layer('src/store/**', `^(\\.\\./)+(backend/|${ABOVE_STORE})`),
-  ...layer('src/observability/**', `^(\\.\\./)+(backend/|sigv4/|${ABOVE_STORE})`),
-  ...layer('src/s3/**', `^(\\.\\./)+(control/|${ABOVE_PLANES})`),
-  ...layer('src/control/**', `^(\\.\\./)+(s3/|${ABOVE_PLANES})`),
-  ...layer('src/cli/*', '^\\.\\./(?!protocol/)'),
-  ...layer('src/cli/*/**', '^\\.\\./\\.\\./(?!protocol/|cli/)'),
+  ...Object.entries(FOLDER_ORDER).flatMap(([folder, allowed]) => folderLayer(folder, allowed)),
   {
     files: ['test/**', 'bench/**', 'scripts/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-explicit-any': 'off' },

@@ -10,7 +10,7 @@ import { buildCommit } from './build-commit.js';
 import { resolveSecrets } from './config/local-secrets.js';
 import { storageRunsInWorkers, storageWorkerCount, type GatewayConfig } from './config/schema.js';
 import { StorageWorkers } from './cluster/supervisor.js';
-import type { GatewayContext } from './context.js';
+import type { GatewayContext } from './control/context.js';
 import { createControlApp } from './control/app.js';
 import { answerControlClientError, answerControlConnect } from './control/http/client-error.js';
 import { createAccessLogger, createLogger, type Logger } from './observability/logger.js';

@@ -1,6 +1,6 @@
 import express from 'express';
 import swaggerUi from 'swagger-ui-express';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from './context.js';
 import { refuseStorageCredentials } from './auth/storage-credentials.js';
 import { createDependencies } from './dependencies.js';
 import { RegisterRoutes } from './generated/routes.js';

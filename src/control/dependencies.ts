@@ -1,4 +1,4 @@
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from './context.js';
 import { AuditLogStore } from '../store/audit-log.js';
 import { InvitationStore } from '../store/invitations.js';
 import { LoginAttemptStore } from '../store/login-attempts.js';

@@ -30,6 +30,19 @@ describe('folder order', () => {
     ['src/control/x.ts', '../runtime.js'],
     ['src/cli/x.ts', '../store/index.js'],
     ['src/cli/commands/x.ts', '../../control/app.js'],
+    ['src/access/x.ts', '../store/index.js'],
+    ['src/security/x.ts', '../config/schema.js'],
+    ['src/config/x.ts', '../observability/logger.js'],
+    ['src/store/x.ts', '../backend/object-store.js'],
+    ['src/observability/x.ts', '../s3/pipeline.js'],
+    ['src/s3/upstream/x.ts', '../../runtime.js'],
+    ['src/s3/x.ts', '../bootstrap.js'],
+    ['src/control/services/x.ts', '../../welcome.js'],
+    ['src/control/x.ts', '../cluster/supervisor.js'],
+    ['src/server/x.ts', '../cluster/supervisor.js'],
+    ['src/server/x.ts', '../start.js'],
+    ['src/cluster/x.ts', '../runtime.js'],
+    ['src/s3/steps/x.ts', '../../../test/support/gateway.js'],
   ])('refuses %s importing %s (a folder above it)', async (file, from) => {
     expect(await refused(file, from)).toBe(true);
   });
@@ -44,6 +57,13 @@ describe('folder order', () => {
     ['src/control/services/x.ts', '../../backend/object-store.js'],
     ['src/cli/x.ts', '../protocol/errors.js'],
     ['src/cli/commands/x.ts', '../output.js'],
+    ['src/control/http/x.ts', '../context.js'],
+    ['src/s3/steps/x.ts', '../stages.js'],
+    ['src/s3/upstream/x.ts', '../../protocol/errors.js'],
+    ['src/store/x.ts', '../access/scope.js'],
+    ['src/observability/x.ts', '../store/invalidation.js'],
+    ['src/server/x.ts', '../s3/pipeline.js'],
+    ['src/cluster/x.ts', '../server/listen.js'],
   ])('allows %s importing %s (a folder below it, or its own)', async (file, from) => {
     expect(await refused(file, from)).toBe(false);
   });

@@ -1,10 +1,10 @@
-import type { ObjectStoreBackend } from './backend/object-store.js';
-import type { GatewayConfig } from './config/schema.js';
-import type { Logger } from './observability/logger.js';
-import type { GatewayMetrics } from './observability/metrics.js';
-import type { Store } from './store/index.js';
+import type { ObjectStoreBackend } from '../backend/object-store.js';
+import type { GatewayConfig } from '../config/schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+import type { Store } from '../store/index.js';
 
-/** What both planes are built from; assembled once by the runtime. */
+/** What the control plane is built from; assembled once by the runtime. */
 export interface GatewayContext {
   readonly config: GatewayConfig;
   readonly store: Store;
