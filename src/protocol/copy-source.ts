@@ -7,7 +7,12 @@
  */
 import { sigV4Encode, strictPercentDecode } from './encoding.js';
 import { S3Error } from './errors.js';
-import { hasDotSegment, isKeyCharacterSetValid, isKeyLengthValid, isValidBucketName } from './limits.js';
+import {
+  hasDotSegment,
+  isKeyCharacterSetValid,
+  isKeyLengthValid,
+  isAddressableBucketName,
+} from './limits.js';
 import { objectPath } from './paths.js';
 
 export interface CopySource {
@@ -41,7 +46,7 @@ export function parseCopySource(header: string): CopySource {
   const bucket = path.slice(0, slash);
   const key = path.slice(slash + 1);
   if (
-    !isValidBucketName(bucket) ||
+    !isAddressableBucketName(bucket) ||
     key === '' ||
     !isKeyLengthValid(key) ||
     !isKeyCharacterSetValid(key) ||

@@ -16,7 +16,8 @@ import type {
 } from '../models/buckets.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, toPage } from '../pagination.js';
 import { invalidField, ProblemError, validationProblem } from '../problems.js';
-import { bucketNameProblem, objectKeyProblem, validateCorsRules } from './bucket-rules.js';
+import { bucketNameProblem, objectKeyProblem } from '../../protocol/limits.js';
+import { validateCorsRules } from './bucket-rules.js';
 import { updatedBucketQuota } from './limit-rules.js';
 import type { CountingChange, StorageCounting } from './storage-counting.js';
 import { inOneTransaction } from '../../store/transaction.js';

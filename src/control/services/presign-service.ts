@@ -3,7 +3,7 @@ import { requireMember, type Caller, type Member } from '../auth/caller.js';
 import type { ControlDependencies } from '../dependencies.js';
 import type { PresignRequest, PresignResponse } from '../models/buckets.js';
 import { invalidField, ProblemError } from '../problems.js';
-import { objectKeyProblem } from './bucket-rules.js';
+import { objectKeyProblem } from '../../protocol/limits.js';
 import type { BucketService } from './bucket-service.js';
 import { credentialExpired, requireCredentialOfMember } from './record-rules.js';
 import { presignS3Post, presignS3Url } from './sigv4-presigner.js';

@@ -8,7 +8,7 @@
 import { strictPercentDecode } from '../../protocol/encoding.js';
 import { S3Error } from '../../protocol/errors.js';
 import { effectiveHeaders, headerValue } from '../../protocol/headers.js';
-import { isKeyCharacterSetValid, isKeyLengthValid, isValidBucketName } from '../../protocol/limits.js';
+import { isKeyCharacterSetValid, isKeyLengthValid, isAddressableBucketName } from '../../protocol/limits.js';
 import { hostName, splitRequestTarget } from '../../protocol/paths.js';
 import { parseQuery } from '../../protocol/query.js';
 import { detectAuthForm } from '../../sigv4/authorization.js';
@@ -24,7 +24,7 @@ export function arrive(exchange: Exchange): Arrived {
 }
 
 function checkBucketName(name: string): string {
-  if (!isValidBucketName(name)) throw new S3Error('InvalidBucketName');
+  if (!isAddressableBucketName(name)) throw new S3Error('InvalidBucketName');
   return name;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { strictPercentDecode } from '../../../src/protocol/encoding.js';
 import { effectiveHeaders, headerValue } from '../../../src/protocol/headers.js';
-import { hasDotSegment, isKeyLengthValid, isValidBucketName } from '../../../src/protocol/limits.js';
+import { hasDotSegment, isKeyLengthValid, isAddressableBucketName } from '../../../src/protocol/limits.js';
 import { errorResource, hostName } from '../../../src/protocol/paths.js';
 import { isPresignAuthParameter, parseQuery } from '../../../src/protocol/query.js';
 
@@ -106,9 +106,9 @@ describe('names and limits', () => {
   });
 
   it("holds S3's bucket-name and key-length rules", () => {
-    expect(isValidBucketName('my.bucket-1')).toBe(true);
+    expect(isAddressableBucketName('my.bucket-1')).toBe(true);
     for (const name of ['ab', 'Upper', '-lead', 'trail-', 'a_b', 'x'.repeat(64)])
-      expect(isValidBucketName(name), name).toBe(false);
+      expect(isAddressableBucketName(name), name).toBe(false);
     expect(isKeyLengthValid('k'.repeat(1024))).toBe(true);
     expect(isKeyLengthValid('k'.repeat(1025))).toBe(false);
     expect(isKeyLengthValid('日'.repeat(341))).toBe(true);
