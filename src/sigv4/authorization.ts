@@ -7,7 +7,7 @@
 import type { S3ErrorKey } from '../protocol/errors.js';
 import { headerValue, HEX_SHA256, type HeaderMap } from '../protocol/headers.js';
 import { PRESIGN_PARAMS, type QueryParameter } from '../protocol/query.js';
-import type { CredentialScope } from './canonical.js';
+import type { SigningScope } from './canonical.js';
 import { SCOPE_TERMINATOR, SIGV4_ALGORITHM } from './constants.js';
 
 export type ParseResult<T> =
@@ -15,7 +15,7 @@ export type ParseResult<T> =
 
 export interface ParsedCredential {
   readonly accessKeyId: string;
-  readonly scope: CredentialScope;
+  readonly scope: SigningScope;
 }
 
 export interface HeaderAuthorization extends ParsedCredential {

@@ -96,7 +96,8 @@ export function buildCanonicalRequest(parts: CanonicalRequestParts): string {
   return `${parts.method}\n${parts.canonicalUri}\n${parts.canonicalQuery}\n${canonicalHeadersBlock(parts.headers, parts.signedHeaders)}\n${parts.signedHeaders.join(';')}\n${parts.payloadHash}`;
 }
 
-export interface CredentialScope {
+/** The date, region and service a SigV4 signature is scoped to (not the credential's access scope, access/scope.ts). */
+export interface SigningScope {
   /** YYYYMMDD */
   readonly date: string;
   readonly region: string;
@@ -104,7 +105,7 @@ export interface CredentialScope {
 }
 
 /** `20130524/us-east-1/s3/aws4_request` */
-export function credentialScope(scope: CredentialScope): string {
+export function credentialScope(scope: SigningScope): string {
   return `${scope.date}/${scope.region}/${scope.service}/${SCOPE_TERMINATOR}`;
 }
 
@@ -112,6 +113,6 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-export function stringToSign(amzDate: string, scope: CredentialScope, canonicalRequest: string): string {
+export function stringToSign(amzDate: string, scope: SigningScope, canonicalRequest: string): string {
   return `${SIGV4_ALGORITHM}\n${amzDate}\n${credentialScope(scope)}\n${sha256Hex(canonicalRequest)}`;
 }

@@ -9,7 +9,7 @@ import { UNSIGNED_PAYLOAD } from '../protocol/headers.js';
 import { encodeQuery, type QueryParameter } from '../protocol/query.js';
 import { sigV4Encode } from '../protocol/encoding.js';
 import { formatAmzDate, scopeDateOf } from './amz-date.js';
-import { canonicalHeaderValue, credentialScope, sha256Hex, type CredentialScope } from './canonical.js';
+import { canonicalHeaderValue, credentialScope, sha256Hex, type SigningScope } from './canonical.js';
 import { S3_SERVICE, SIGV4_ALGORITHM } from './constants.js';
 import { deriveSigningKey, signStringToSign } from './signing-key.js';
 
@@ -56,7 +56,7 @@ export class RequestSigner {
   readonly #region: string;
   readonly #host: string;
   #day = '';
-  #scope: CredentialScope = { date: '', region: '', service: S3_SERVICE };
+  #scope: SigningScope = { date: '', region: '', service: S3_SERVICE };
   #scopeText = '';
   #key: KeyObject | null = null;
   #second = -1;

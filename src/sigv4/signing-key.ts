@@ -8,7 +8,7 @@
  * fingerprints exists.
  */
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { CredentialScope } from './canonical.js';
+import type { SigningScope } from './canonical.js';
 import { SCOPE_TERMINATOR } from './constants.js';
 
 function hmac(key: string | Uint8Array, data: string): Buffer {
@@ -16,7 +16,7 @@ function hmac(key: string | Uint8Array, data: string): Buffer {
 }
 
 /** kSecret → kDate → kRegion → kService → kSigning, as SigV4 defines it. */
-export function deriveSigningKey(secret: string, scope: CredentialScope): Buffer {
+export function deriveSigningKey(secret: string, scope: SigningScope): Buffer {
   const dateKey = hmac(`AWS4${secret}`, scope.date);
   const regionKey = hmac(dateKey, scope.region);
   const serviceKey = hmac(regionKey, scope.service);
@@ -44,7 +44,7 @@ export class SigningKeyCache {
    * The signing key of `secret` (the credential's `slot`-th usable secret) for `scope`. A slot
    * whose secret changed (a rotation) is derived again.
    */
-  signingKey(credential: object, slot: number, secret: string, scope: CredentialScope): KeyObject {
+  signingKey(credential: object, slot: number, secret: string, scope: SigningScope): KeyObject {
     let keys = this.#keys.get(credential);
     if (keys === undefined) {
       keys = new Map();

@@ -48,7 +48,7 @@ import {
   canonicalQueryString,
   canonicalUri,
   stringToSign,
-  type CredentialScope,
+  type SigningScope,
 } from './canonical.js';
 import { S3_SERVICE, SIGV4_ALGORITHM } from './constants.js';
 import { signaturesEqual, SigningKeyCache, signStringToSign } from './signing-key.js';
@@ -129,7 +129,7 @@ export interface Verified<Credential extends object> {
   readonly bodyPlan: BodyPlanResult;
   /** The header names the signature covers, as the client listed them. */
   readonly signedHeaders: readonly string[];
-  readonly scope: CredentialScope;
+  readonly scope: SigningScope;
   /** The signing time the client claimed. */
   readonly requestTime: Date;
   /** Presigned only: the instant the URL stops working. */
@@ -290,7 +290,7 @@ export class SigV4Verifier<Credential extends object> {
   }
 
   #checkScope(
-    scope: CredentialScope,
+    scope: SigningScope,
     form: AuthenticationForm,
     named: { accessKeyId: string },
   ): VerifyFailure | undefined {

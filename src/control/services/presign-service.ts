@@ -6,7 +6,7 @@ import { invalidField, ProblemError } from '../problems.js';
 import { objectKeyProblem } from '../../protocol/limits.js';
 import type { BucketService } from './bucket-service.js';
 import { credentialExpired, requireCredentialOfMember } from './record-rules.js';
-import { presignS3Post, presignS3Url } from './sigv4-presigner.js';
+import { presignS3Post, presignS3Url } from '../../sigv4/presign.js';
 
 const DEFAULT_PRESIGN_SECONDS = 3600;
 

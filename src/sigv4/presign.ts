@@ -1,14 +1,19 @@
+/**
+ * Presigning for the control plane: query-signed URLs and browser form policies, signed by the AWS
+ * SDK's own SigV4 signer (@smithy/signature-v4) so that they are exactly what S3 clients make. The
+ * rules of who may presign what live in control/services/presign-service.ts.
+ */
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { sigV4Encode } from '../../protocol/encoding.js';
+import { sigV4Encode } from '../protocol/encoding.js';
+import { UNSIGNED_PAYLOAD } from '../protocol/headers.js';
+import { objectPath } from '../protocol/paths.js';
+import { formatAmzDate, scopeDateOf } from './amz-date.js';
+import { credentialScope } from './canonical.js';
+import { S3_SERVICE, SIGV4_ALGORITHM } from './constants.js';
 
 /** SHA-256 and HMAC-SHA-256 on node:crypto, as the AWS SDK gives them to its SigV4 signer. */
 const Sha256Hash = Hash.bind(null, 'sha256');
-
-/** Each key segment encoded, "/" kept: S3 signs the path exactly as sent. */
-function encodeObjectKey(key: string): string {
-  return key.split('/').map(sigV4Encode).join('/');
-}
 
 export interface PresignInput {
   accessKeyId: string;
@@ -33,7 +38,7 @@ export async function presignS3Url(input: PresignInput): Promise<string> {
   const signer = new SignatureV4({
     credentials: { accessKeyId: input.accessKeyId, secretAccessKey: input.secret },
     region: input.region,
-    service: 's3',
+    service: S3_SERVICE,
     sha256: Sha256Hash,
     uriEscapePath: false,
     applyChecksum: false,
@@ -44,10 +49,10 @@ export async function presignS3Url(input: PresignInput): Promise<string> {
       protocol: base.protocol,
       hostname: base.hostname,
       port: base.port === '' ? undefined : Number(base.port),
-      path: `${basePath}/${input.bucket}/${encodeObjectKey(input.key)}`,
+      path: `${basePath}${objectPath(input.bucket, input.key)}`,
       query: {},
       // Present only so the canonical request carries UNSIGNED-PAYLOAD; neither hoisted nor signed.
-      headers: { ...input.headers, host: base.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+      headers: { ...input.headers, host: base.host, 'x-amz-content-sha256': UNSIGNED_PAYLOAD },
     },
     {
       expiresIn: input.expiresIn,
@@ -89,18 +94,16 @@ export async function presignS3Post(
 ): Promise<{ url: string; fields: Record<string, string> }> {
   const base = new URL(input.endpoint);
   const basePath = base.pathname.replace(/\/+$/, '');
-  const amzDate = input.signingDate
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
+  const amzDate = formatAmzDate(input.signingDate);
+  const scope = { date: scopeDateOf(amzDate), region: input.region, service: S3_SERVICE };
   const fields: Record<string, string> = {
     key: input.key,
     ...(input.contentType === undefined ? {} : { 'Content-Type': input.contentType }),
     ...(input.successActionRedirect === undefined
       ? {}
       : { success_action_redirect: input.successActionRedirect }),
-    'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
-    'X-Amz-Credential': `${input.accessKeyId}/${amzDate.slice(0, 8)}/${input.region}/s3/aws4_request`,
+    'X-Amz-Algorithm': SIGV4_ALGORITHM,
+    'X-Amz-Credential': `${input.accessKeyId}/${credentialScope(scope)}`,
     'X-Amz-Date': amzDate,
   };
   const keyCondition = input.key.endsWith(FILENAME)
@@ -119,7 +122,7 @@ export async function presignS3Post(
   const signer = new SignatureV4({
     credentials: { accessKeyId: input.accessKeyId, secretAccessKey: input.secret },
     region: input.region,
-    service: 's3',
+    service: S3_SERVICE,
     sha256: Sha256Hash,
   });
   const signature = await signer.sign(policy, { signingDate: input.signingDate });
