@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { startGateway } from '../../src/runtime.js';
@@ -25,10 +25,13 @@ describe('local mode (no DATABASE_URL, no backend configured)', { timeout: 120_0
   };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('bootstraps once, answers on all three listeners, and keeps its data across a restart', async () => {
+  const lines: string[] = [];
+  let first: Awaited<ReturnType<typeof startGateway>> | undefined;
+  let firstCredential = '';
+
+  beforeAll(async () => {
     const config = loadConfig(env);
     expect(config.database.url).toBeNull();
-    const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, callback) {
         lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
@@ -36,40 +39,57 @@ describe('local mode (no DATABASE_URL, no backend configured)', { timeout: 120_0
       },
     });
     const logger = createLogger('info', sink);
-    const first = await startGateway(config, { logger, accessLog: logger });
-    let firstCredential: string;
-    try {
-      expect(first.context.store.db.kind).toBe('embedded');
-      const started = lines
-        .map((line) => JSON.parse(line) as { msg?: string; database?: string; backend?: string })
-        .find((line) => line.msg?.startsWith('gateway started'));
-      expect(started?.msg).toBe('gateway started in local mode (embedded services under the data directory)');
-      expect(started?.database).toMatch(/^embedded PGlite/);
-      expect(started?.backend).toMatch(/^embedded s3rver/);
-      const created = first.bootstrap.created;
-      expect(created?.adminEmail).toBe('admin@localhost');
-      expect(created?.generatedPassword).toMatch(/^[A-Za-z0-9_-]{20}$/);
-      expect(created?.credential.accessKeyId).toMatch(/^GWK1[A-Z2-7]{16}$/);
-      firstCredential = created?.credential.accessKeyId ?? '';
+    first = await startGateway(config, { logger, accessLog: logger });
+    firstCredential = first.bootstrap.created?.credential.accessKeyId ?? '';
+  });
+  afterAll(async () => {
+    await first?.stop();
+  });
 
-      const s3 = await fetch(`${first.urls.s3}/`, { headers: { 'user-agent': 'test' } });
-      expect(s3.headers.get('content-type')).toContain('xml');
-      expect(await s3.text()).toMatch(
-        /<Error><Code>[A-Za-z]+<\/Code>.*<RequestId>[^<]+<\/RequestId><\/Error>$/,
-      );
+  function running(): NonNullable<typeof first> {
+    if (first === undefined) throw new Error('the first gateway did not start');
+    return first;
+  }
 
-      const metrics = await fetch(`${first.urls.metrics}/metrics`);
-      expect(metrics.status).toBe(200);
-      expect(await metrics.text()).toContain('gateway_s3_requests_total');
+  it('runs on the embedded PGlite and s3rver, and says so when it starts', () => {
+    expect(running().context.store.db.kind).toBe('embedded');
+    const started = lines
+      .map((line) => JSON.parse(line) as { msg?: string; database?: string; backend?: string })
+      .find((line) => line.msg?.startsWith('gateway started'));
+    expect(started?.msg).toBe('gateway started in local mode (embedded services under the data directory)');
+    expect(started?.database).toMatch(/^embedded PGlite/);
+    expect(started?.backend).toMatch(/^embedded s3rver/);
+  });
 
-      // A second gateway on the same data directory would corrupt the embedded database.
-      await expect(startGateway(loadConfig(env), quiet())).rejects.toThrow(
-        /in use by another gateway process/,
-      );
-    } finally {
-      await first.stop();
-    }
+  it('creates the admin with a generated password and a first storage key on its first start', () => {
+    const created = running().bootstrap.created;
+    expect(created?.adminEmail).toBe('admin@localhost');
+    expect(created?.generatedPassword).toMatch(/^[A-Za-z0-9_-]{20}$/);
+    expect(firstCredential).toMatch(/^GWK1[A-Z2-7]{16}$/);
+  });
 
+  it('answers S3 XML on the storage listener', async () => {
+    const s3 = await fetch(`${running().urls.s3}/`, { headers: { 'user-agent': 'test' } });
+    expect(s3.headers.get('content-type')).toContain('xml');
+    expect(await s3.text()).toMatch(
+      /<Error><Code>[A-Za-z]+<\/Code>.*<RequestId>[^<]+<\/RequestId><\/Error>$/,
+    );
+  });
+
+  it('serves metrics on the metrics listener', async () => {
+    const metrics = await fetch(`${running().urls.metrics}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('gateway_s3_requests_total');
+  });
+
+  it('refuses a second gateway on the same data directory', async () => {
+    // A second gateway on the same data directory would corrupt the embedded database.
+    await expect(startGateway(loadConfig(env), quiet())).rejects.toThrow(/in use by another gateway process/);
+  });
+
+  it('keeps its data across a restart, and bootstraps only once', async () => {
+    await running().stop();
+    first = undefined;
     const second = await startGateway(loadConfig(env), quiet());
     try {
       expect(second.bootstrap.created).toBeNull();
