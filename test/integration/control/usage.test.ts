@@ -63,26 +63,27 @@ async function storage(method: string, path: string, key: Key | null, body?: str
 }
 
 describe('GET /v1/organisation/usage after real storage traffic', () => {
-  it('counts requests, bytes in and bytes out per bucket and per credential', async () => {
-    const from = new Date(Date.now() - 3_600_000).toISOString();
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+  const photo = 'p'.repeat(1500);
+  const page = '<html>site</html>';
+  let writer: Key;
+  let reader: Key;
+
+  // Writes, reads, a HEAD and an anonymous public read are usage; refused requests (a read-only key
+  // writing, a suspended organisation reading) are not.
+  beforeAll(async () => {
     for (const name of ['usage-photos', 'usage-site']) {
       expect((await owner.post('/v1/buckets', { name })).status).toBe(201);
     }
-    const writer = await credential(owner, { buckets: ['usage-photos', 'usage-site'], level: 'read-write' });
-    const reader = await credential(owner, { buckets: ['usage-photos'], level: 'read-only' });
-
-    const photo = 'p'.repeat(1500);
-    const page = '<html>site</html>';
+    writer = await credential(owner, { buckets: ['usage-photos', 'usage-site'], level: 'read-write' });
+    reader = await credential(owner, { buckets: ['usage-photos'], level: 'read-only' });
     expect((await storage('PUT', '/usage-photos/cat.jpg', writer, photo)).status).toBe(200);
     expect((await storage('PUT', '/usage-site/index.html', writer, page)).status).toBe(200);
-    const read = await storage('GET', '/usage-photos/cat.jpg', reader);
-    expect(read.body).toBe(photo);
+    expect((await storage('GET', '/usage-photos/cat.jpg', reader)).body).toBe(photo);
     expect((await storage('GET', '/usage-photos/cat.jpg', reader)).status).toBe(200);
     expect((await storage('HEAD', '/usage-photos/cat.jpg', reader)).status).toBe(200);
-    // Anonymous reads of a public bucket are metered without a credential.
     expect((await owner.patch('/v1/buckets/usage-site', { public: true })).status).toBe(200);
     expect((await storage('GET', '/usage-site/index.html', null)).body).toBe(page);
-    // Refused requests are not usage: a read-only key writing, a suspended organisation reading.
     expect((await storage('PUT', '/usage-photos/nope.txt', reader, 'refused body')).status).toBe(403);
     const organisationId = (await owner.get('/v1/organisation')).body.id as string;
     expect(
@@ -90,13 +91,19 @@ describe('GET /v1/organisation/usage after real storage traffic', () => {
     ).toBe(200);
     expect((await storage('GET', '/usage-photos/cat.jpg', reader)).status).toBe(403);
     expect((await owner.post(`/v1/organisations/${organisationId}/reinstate`)).status).toBe(200);
+  });
 
+  it('counts requests, bytes in and bytes out per bucket', async () => {
     const report = await owner.get(`/v1/organisation/usage?from=${from}`);
     expect(report.status, report.text).toBe(200);
     expect(report.body.byBucket).toEqual([
       { bucket: 'usage-photos', requests: 4, bytesIn: 1500, bytesOut: 3000 },
       { bucket: 'usage-site', requests: 2, bytesIn: page.length, bytesOut: page.length },
     ]);
+  });
+
+  it('counts them per credential, anonymous reads under an empty access key id', async () => {
+    const report = await owner.get(`/v1/organisation/usage?from=${from}`);
     expect(report.body.byCredential).toEqual(
       [
         { accessKeyId: '', requests: 1, bytesIn: 0, bytesOut: page.length },
@@ -104,20 +111,29 @@ describe('GET /v1/organisation/usage after real storage traffic', () => {
         { accessKeyId: reader.accessKeyId, requests: 3, bytesIn: 0, bytesOut: 3000 },
       ].sort((a, b) => (a.accessKeyId < b.accessKeyId ? -1 : 1)),
     );
+  });
+
+  it('totals them, refused requests left out', async () => {
+    const report = await owner.get(`/v1/organisation/usage?from=${from}`);
     expect(report.body.totals).toEqual({
       requests: 6,
       bytesIn: 1500 + page.length,
       bytesOut: 3000 + page.length,
     });
+  });
 
-    // More traffic adds to the same counters; a window that ended before it shows none of it.
+  it('adds more traffic to the same counters', async () => {
+    const before = (await owner.get(`/v1/organisation/usage?from=${from}`)).body.totals;
     expect((await storage('GET', '/usage-site/index.html', writer)).status).toBe(200);
     const later = await owner.get(`/v1/organisation/usage?from=${from}`);
     expect(later.body.totals).toEqual({
-      requests: 7,
-      bytesIn: 1500 + page.length,
-      bytesOut: 3000 + 2 * page.length,
+      requests: before.requests + 1,
+      bytesIn: before.bytesIn,
+      bytesOut: before.bytesOut + page.length,
     });
+  });
+
+  it('shows none of it in a window that ended before it', async () => {
     const before = await owner.get(
       `/v1/organisation/usage?from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z`,
     );
