@@ -5,7 +5,8 @@ import type { PresignRequest, PresignResponse } from '../models/buckets.js';
 import { invalidField, ProblemError } from '../problems.js';
 import { objectKeyProblem } from '../../protocol/limits.js';
 import type { BucketService } from './bucket-service.js';
-import { credentialExpired, requireCredentialOfMember } from './record-rules.js';
+import { credentialExpired } from '../../access/credential-expiry.js';
+import { requireCredentialOfMember } from './record-rules.js';
 import { presignS3Post, presignS3Url } from '../../sigv4/presign.js';
 
 const DEFAULT_PRESIGN_SECONDS = 3600;

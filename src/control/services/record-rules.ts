@@ -5,14 +5,6 @@ import { ProblemError } from '../problems.js';
 
 /** Rules about records that more than one service applies, each stated once. */
 
-/** A credential whose expiry has passed (the storage endpoint refuses it with AccessDenied). */
-export function credentialExpired(
-  credential: Pick<CredentialRecord, 'expiresAt'>,
-  now = new Date(),
-): boolean {
-  return credential.expiresAt !== null && credential.expiresAt.getTime() <= now.getTime();
-}
-
 /** Owners and admins use every credential of the organisation; a member only those they created. */
 export function requireCredentialOfMember(
   member: Member,

@@ -9,7 +9,7 @@ import type { BucketListItem, BucketView } from '../models/buckets.js';
 import type { CredentialScopeBody, CredentialView } from '../models/credentials.js';
 import type { AuditEntryView, OrganisationSettings, OrganisationView } from '../models/organisation.js';
 import { limitsView } from './limit-rules.js';
-import { credentialExpired } from './record-rules.js';
+import { credentialExpired } from '../../access/credential-expiry.js';
 
 /** Record-to-response mappers: the one place that decides what leaves the service. */
 

@@ -3,6 +3,7 @@
  * credential's secret (and, during a rotation's grace period, its previous secret); a request
  * with neither form of signature is anonymous and may only read public buckets (authorise.ts).
  */
+import { credentialExpired } from '../../access/credential-expiry.js';
 import type http from 'node:http';
 import { S3Error } from '../../protocol/errors.js';
 import type { HeaderMap } from '../../protocol/headers.js';
@@ -91,9 +92,7 @@ export async function authenticate(
   exchange.accessKeyId = result.accessKeyId;
   const credential = result.credential;
   // Checked after the signature, so only the key's holder learns that it expired.
-  if (credential.expiresAt !== null && credential.expiresAt.getTime() <= now.getTime()) {
-    throw new S3Error('ExpiredAccessKey');
-  }
+  if (credentialExpired(credential, now)) throw new S3Error('ExpiredAccessKey');
   return {
     ...stage,
     identity: { kind: 'credential', credential, form: result.form, payloadMode: result.payloadMode },

@@ -5,6 +5,7 @@
  * the request goes on as the PutObject it amounts to: the object key from the `key` field, its
  * headers from the fields that describe the object, authorised and banned like any PutObject.
  */
+import { credentialExpired } from '../../access/credential-expiry.js';
 import { S3Error } from '../../protocol/errors.js';
 import type { HeaderMap } from '../../protocol/headers.js';
 import { UNSIGNED_PAYLOAD } from '../../protocol/headers.js';
@@ -72,9 +73,7 @@ export async function authenticateForm(
   if (!result.ok) throw new S3Error(result.error, result.details);
   const { credential } = result;
   const now = new Date();
-  if (credential.expiresAt !== null && credential.expiresAt.getTime() <= now.getTime()) {
-    throw new S3Error('ExpiredAccessKey');
-  }
+  if (credentialExpired(credential, now)) throw new S3Error('ExpiredAccessKey');
 
   const policy = parsePostPolicy(fields.get('policy') ?? '');
   if (policy === null) throw new S3Error('InvalidPolicyDocument');

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { Member } from '../../../src/control/auth/caller.js';
 import { ProblemError } from '../../../src/control/problems.js';
 import {
-  credentialExpired,
   requireCredentialOfMember,
   rethrowOrganisationNameTaken,
 } from '../../../src/control/services/record-rules.js';
@@ -33,14 +32,6 @@ function problemOf(run: () => unknown): ProblemError | undefined {
 }
 
 describe('rules shared by the control-plane services', () => {
-  it('treats a credential as expired from the instant of its expiry, and never without one', () => {
-    const now = new Date('2026-01-01T00:00:00Z');
-    expect(credentialExpired({ expiresAt: null }, now)).toBe(false);
-    expect(credentialExpired({ expiresAt: new Date(now.getTime() + 1) }, now)).toBe(false);
-    expect(credentialExpired({ expiresAt: now }, now)).toBe(true);
-    expect(credentialExpired({ expiresAt: new Date(now.getTime() - 1) }, now)).toBe(true);
-  });
-
   it('lets owners and admins use any credential, a member only their own', () => {
     const someoneElses = { createdBy: 'user-2' };
     for (const role of ['owner', 'admin'] as const) {
