@@ -2,8 +2,6 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configSchema, ENVIRONMENT_VARIABLES, type GatewayConfig } from './schema.js';
 
-export { parseListenAddress } from './schema.js';
-
 export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {

@@ -16,7 +16,8 @@
 import type http from 'node:http';
 import { BackendConnection } from '../backend/connection.js';
 import type { ObjectStoreBackend } from '../backend/object-store.js';
-import { advertisedControlUrl, type GatewayConfig } from '../config/schema.js';
+import { advertisedControlUrl } from '../config/addresses.js';
+import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isS3Error, S3Error } from '../protocol/errors.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { parseListenAddress } from '../config/load.js';
+import { parseListenAddress } from '../config/addresses.js';
 
 export type RequestListener = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 

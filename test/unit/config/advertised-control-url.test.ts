@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advertisedControlUrl } from '../../../src/config/schema.js';
+import { advertisedControlUrl } from '../../../src/config/addresses.js';
 
 function settings(listen: string, publicUrl: string | null = null, tlsCertFile: string | null = null) {
   return {

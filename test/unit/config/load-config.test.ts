@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseListenAddress, redactCredentials } from '../../../src/config/load.js';
+import { parseListenAddress } from '../../../src/config/addresses.js';
+import { ConfigError, loadConfig, redactCredentials } from '../../../src/config/load.js';
 import { storageRunsInWorkers, storageWorkerCount } from '../../../src/config/schema.js';
 
 function problemsOf(env: Record<string, string>): string[] {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseListenAddress } from '../../../src/config/load.js';
+import { parseListenAddress } from '../../../src/config/addresses.js';
+import { loadConfig } from '../../../src/config/load.js';
 import {
   commandArgs,
   dependencies,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseListenAddress } from '../../../src/config/load.js';
+import { parseListenAddress } from '../../../src/config/addresses.js';
 import { LIVENESS_PATH } from '../../../src/s3/answers/liveness.js';
 import { repoPath } from './support/compose.js';
 import {
