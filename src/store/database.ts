@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import type { GatewayConfig } from '../config/schema.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+import type { EmbeddedPostgres } from './embedded-postgres.js';
 import path from 'node:path';
 
 export type Sql = postgres.Sql;
@@ -91,6 +91,9 @@ export function connectPostgres(url: string, poolSize: number): Database {
  */
 export async function openDatabase(config: GatewayConfig, processes = 1): Promise<Database> {
   if (config.database.url !== null) return connectPostgres(config.database.url, config.database.poolSize);
+  // Loaded only here: PGlite is several megabytes of code that a gateway on PostgreSQL, and every
+  // storage worker, never runs.
+  const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
   const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), {
     maxConnections: 4 + 2 * processes,
   });
