@@ -4,7 +4,8 @@
  * existence probes). Every request is re-signed with the backend's credentials on its way out.
  */
 import type { Readable } from 'node:stream';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool } from './undici-pool.js';
 import { BackendSigner, type BackendRequestSpec } from './signer.js';
 import type { ObjectStoreBackend } from './object-store.js';
 
