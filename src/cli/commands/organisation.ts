@@ -3,13 +3,24 @@ import { expectData, expectDone, type ControlPlane, type Schemas } from '../api-
 import { CommandContext } from '../context.js';
 import { RefusedError, UsageError } from '../errors.js';
 import { withExamples } from '../help.js';
-import { describeLimit, parseLimitChanges } from '../limit-changes.js';
+import { describeLimit, limitKeys, parseLimitChanges, type LimitKind } from '../limit-changes.js';
 import { when, type Output } from '../output.js';
 import { noteNextPage, readPages, withPageOptions, type PageOptions } from '../pages.js';
 
 type Role = Schemas['Role'];
-const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
-type SettingValue = string | number | boolean;
+/** Every role, in the order people read them; `satisfies` fails the type check when the API's change. */
+const ROLES = Object.keys({ owner: true, admin: true, member: true } satisfies Record<Role, true>) as Role[];
+type SettingsChange = NonNullable<Schemas['UpdateOrganisationRequest']['settings']>;
+
+/** The limits `organisation limits` takes, exactly the API's fields (a renamed one fails the type check). */
+const ORGANISATION_LIMITS = {
+  maxBytes: 'bytes',
+  maxObjects: 'count',
+  requestsPerSecond: 'rate',
+  requestBurst: 'count',
+  credentialRequestsPerSecond: 'rate',
+  credentialRequestBurst: 'count',
+} as const satisfies Record<keyof Schemas['OrganisationLimitsUpdate'], LimitKind>;
 
 /** Your organisation: settings, members and the audit log. */
 export function registerOrganisationCommands(program: Command): void {
@@ -103,9 +114,7 @@ export function registerOrganisationCommands(program: Command): void {
               );
         context.output.result(shown.limits, () =>
           context.output.fields(
-            Object.keys(ORGANISATION_LIMITS).map(
-              (key) => [key, describeLimit(shown.limits[key as keyof typeof shown.limits])] as const,
-            ),
+            limitKeys(ORGANISATION_LIMITS).map((key) => [key, describeLimit(shown.limits[key])] as const),
           ),
         );
       }),
@@ -280,18 +289,9 @@ function printOrganisation(output: Output, organisation: Schemas['OrganisationVi
   ]);
 }
 
-const ORGANISATION_LIMITS = {
-  maxBytes: 'bytes',
-  maxObjects: 'count',
-  requestsPerSecond: 'rate',
-  requestBurst: 'count',
-  credentialRequestsPerSecond: 'rate',
-  credentialRequestBurst: 'count',
-} as const;
-
 /** KEY=VALUE pairs as a settings change: "true"/"false" and numbers typed, an empty value removes. */
-export function parseSettings(changes: readonly string[]): Record<string, SettingValue | null> {
-  const settings: Record<string, SettingValue | null> = {};
+export function parseSettings(changes: readonly string[]): SettingsChange {
+  const settings: SettingsChange = {};
   for (const change of changes) {
     const equals = change.indexOf('=');
     if (equals <= 0) throw new UsageError(`a setting is KEY=VALUE (or KEY= to remove it), not "${change}"`);
