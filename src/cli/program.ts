@@ -35,6 +35,8 @@ export function buildProgram(): Command {
     // Set before the commands are added, so that every command inherits them.
     .exitOverride()
     .showSuggestionAfterError()
+    // `s3gw buckets list --help` then also names --json and --profile.
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 's3gw: ')) });
 
   registerAuthCommands(program);
