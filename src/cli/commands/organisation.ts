@@ -6,6 +6,7 @@ import { withExamples } from '../help.js';
 import { describeLimit, limitKeys, parseLimitChanges, type LimitKind } from '../limit-changes.js';
 import { when, type Output } from '../output.js';
 import { noteNextPage, readPages, withPageOptions, type PageOptions } from '../pages.js';
+import { findOrganisation } from './organisations.js';
 
 type Role = Schemas['Role'];
 /** Every role, in the order people read them; `satisfies` fails the type check when the API's change. */
@@ -91,24 +92,19 @@ export function registerOrganisationCommands(program: Command): void {
       .description(
         'show the storage quota and request rates, or change them: KEY=VALUE, KEY=none removes (quota and organisation rate: platform admins; credential rate: owners and admins)',
       )
-      .argument('[changes...]', `KEY=VALUE with KEY one of ${Object.keys(ORGANISATION_LIMITS).join(', ')}`)
-      .option('--organisation <id>', 'platform admins: change another organisation (by id)')
+      .argument('[changes...]', `KEY=VALUE with KEY one of ${limitKeys(ORGANISATION_LIMITS).join(', ')}`)
+      .option('--organisation <id-or-name>', "platform admins: another organisation's limits")
       .action(async (changes: string[], options: { organisation?: string }, command: Command) => {
         const context = CommandContext.of(command);
         const api = context.api();
-        if (changes.length === 0 && options.organisation !== undefined) {
-          throw new UsageError(
-            "--organisation changes limits; to read another organisation's, use s3gw usage",
-          );
-        }
+        const other =
+          options.organisation === undefined ? undefined : await findOrganisation(api, options.organisation);
         const shown =
           changes.length === 0
-            ? await expectData(api.GET('/v1/organisation'))
+            ? (other ?? (await expectData(api.GET('/v1/organisation'))))
             : await expectData(
                 api.PATCH('/v1/organisation', {
-                  ...(options.organisation === undefined
-                    ? {}
-                    : { params: { query: { organisationId: options.organisation } } }),
+                  ...(other === undefined ? {} : { params: { query: { organisationId: other.id } } }),
                   body: { limits: parseLimitChanges(changes, ORGANISATION_LIMITS) },
                 }),
               );
@@ -120,7 +116,8 @@ export function registerOrganisationCommands(program: Command): void {
       }),
     's3gw organisation limits',
     's3gw organisation limits credentialRequestsPerSecond=50 credentialRequestBurst=100',
-    's3gw organisation limits maxBytes=500GiB maxObjects=none --organisation 0b7e…',
+    's3gw organisation limits --organisation Acme',
+    's3gw organisation limits maxBytes=500GiB maxObjects=none --organisation Acme',
   );
 
   withExamples(
