@@ -146,25 +146,29 @@ function atLeast(version: string | undefined, minimum: readonly number[]): boole
   return true;
 }
 
+/** The aws-cli at `program`, or null when there is none that runs. */
+export function awsCli(program: string): InstalledAwsCli | null {
+  if (!existsSync(program)) return null;
+  const version = versionOf(program) ?? '';
+  const cli = /aws-cli\/(\S+)/.exec(version)?.[1];
+  if (cli === undefined) return null;
+  const botocore = /botocore\/(\S+)/.exec(version)?.[1];
+  return {
+    label: `aws-cli ${cli}${botocore === undefined ? '' : ` (botocore ${botocore})`}`,
+    path: program,
+    readsConfiguredEndpoint: cli.startsWith('2.') ? atLeast(cli, [2, 13]) : atLeast(botocore, [1, 31]),
+  };
+}
+
 /**
  * Every aws-cli a person here might run: the one first on PATH (what `aws` starts) and Debian's
  * /usr/bin/aws (what CI installs), once each.
  */
 export function installedAwsClis(): InstalledAwsCli[] {
   const found: InstalledAwsCli[] = [];
-  const seen = new Set<string>();
   for (const candidate of [onPath('aws'), '/usr/bin/aws']) {
-    if (candidate === null || !existsSync(candidate)) continue;
-    const version = versionOf(candidate);
-    const cli = /aws-cli\/(\S+)/.exec(version ?? '')?.[1];
-    if (cli === undefined || seen.has(version!)) continue;
-    seen.add(version!);
-    const botocore = /botocore\/(\S+)/.exec(version!)?.[1];
-    found.push({
-      label: `aws-cli ${cli}${botocore === undefined ? '' : ` (botocore ${botocore})`}`,
-      path: candidate,
-      readsConfiguredEndpoint: cli.startsWith('2.') ? atLeast(cli, [2, 13]) : atLeast(botocore, [1, 31]),
-    });
+    const cli = candidate === null ? null : awsCli(candidate);
+    if (cli !== null && !found.some((other) => other.label === cli.label)) found.push(cli);
   }
   return found;
 }
