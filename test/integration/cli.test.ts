@@ -842,6 +842,20 @@ describe('--json', () => {
       const rotated = await admin.json(['credentials', 'rotate', id, '--grace', '1h']);
       expect(rotated.secret).not.toBe(key.secret);
       expect(Date.parse(rotated.previousSecretValidUntil)).toBeGreaterThan(Date.now());
+      const rotatedForShell = await admin.run(['credentials', 'rotate', id, '--print', 'env']);
+      expect(rotatedForShell.code, describeCli(['credentials', 'rotate'], rotatedForShell)).toBe(0);
+      expect(exportsOf(rotatedForShell.stdout)).toMatchObject({
+        AWS_ACCESS_KEY_ID: id,
+        AWS_SECRET_ACCESS_KEY: expect.stringMatching(/^\S{40}$/),
+        AWS_ENDPOINT_URL: gateway.s3Url,
+      });
+      expect(exportsOf(rotatedForShell.stdout).AWS_SECRET_ACCESS_KEY).not.toBe(rotated.secret);
+      const both = await admin.run(['credentials', 'rotate', id, '--print', 'env', '--json']);
+      expect([both.code, both.stdout, both.stderr]).toEqual([
+        2,
+        '',
+        's3gw: --print and --json exclude each other\n',
+      ]);
 
       // Presigning with it, and the objects it put
       const put = await admin.json([
