@@ -60,31 +60,38 @@ export function printWelcome(gateway: RunningGateway): void {
         '" and a storage credential were created.',
       `    ${where}`,
     );
-  } else if (created !== null) {
+  } else if (config.mode !== 'production') {
+    // Local mode, every start: how to reach it with the command line (the first start says more).
     const region = config.s3.regions[0] ?? 'us-east-1';
     const regionOption = region === 'us-east-1' ? '' : ` --region ${region}`;
-    const password = created.generatedPassword ?? 'the one in GATEWAY_ADMIN_PASSWORD';
-    lines.push(
-      '',
-      '  First start: a platform admin, the organisation "' +
-        created.organisationName +
-        '" and a storage credential were created.',
-      `    admin        : ${created.adminEmail}, password ${password}`,
-      ...(created.generatedPassword === null
-        ? []
-        : ['                   (the generated password is shown only now; keep it)']),
-      `    log in       : npx s3gw login --url ${urls.control} --storage-url ${urls.s3}${regionOption} --email ${created.adminEmail}`,
-      '    first bucket : npx s3gw buckets create my-bucket',
-      '    first key    : npx s3gw credentials create my-laptop --bucket my-bucket --read-write --print aws-profile >> ~/.aws/config',
-      '    use it       : aws --profile my-laptop s3 cp ./notes.txt s3://my-bucket/',
-      `                   (aws-cli before 2.13 also needs --endpoint-url ${urls.s3})`,
-      '    the bootstrap key, read-write on every bucket:',
-      `      export AWS_ACCESS_KEY_ID=${created.credential.accessKeyId}`,
-      `      export AWS_SECRET_ACCESS_KEY=${created.credential.secret}`,
-      `      export AWS_DEFAULT_REGION=${region}`,
-      `      aws --endpoint-url ${urls.s3} s3 ls`,
-      '    (the secret is shown only now; create more credentials with npx s3gw credentials create)',
-    );
+    const loginLine = `    log in       : npx s3gw login --url ${urls.control} --storage-url ${urls.s3}${regionOption} --email ${created?.adminEmail ?? config.admin.email}`;
+    if (created === null) {
+      lines.push('', '  Command line, from this checkout:', loginLine, '    then         : npx s3gw --help');
+    } else {
+      const password = created.generatedPassword ?? 'the one in GATEWAY_ADMIN_PASSWORD';
+      lines.push(
+        '',
+        '  First start: a platform admin, the organisation "' +
+          created.organisationName +
+          '" and a storage credential were created.',
+        `    admin        : ${created.adminEmail}, password ${password}`,
+        ...(created.generatedPassword === null
+          ? []
+          : ['                   (the generated password is shown only now; keep it)']),
+        loginLine,
+        '    first bucket : npx s3gw buckets create my-bucket',
+        '    aws config   : mkdir -p ~/.aws',
+        '    first key    : npx s3gw credentials create my-laptop --bucket my-bucket --read-write --print aws-profile >> ~/.aws/config',
+        '    use it       : aws --profile my-laptop s3 cp ./notes.txt s3://my-bucket/',
+        `                   (aws-cli before 2.13 also needs --endpoint-url ${urls.s3})`,
+        '    the bootstrap key, read-write on every bucket:',
+        `      export AWS_ACCESS_KEY_ID=${created.credential.accessKeyId}`,
+        `      export AWS_SECRET_ACCESS_KEY=${created.credential.secret}`,
+        `      export AWS_DEFAULT_REGION=${region}`,
+        `      aws --endpoint-url ${urls.s3} s3 ls`,
+        '    (the secret is shown only now; create more credentials with npx s3gw credentials create)',
+      );
+    }
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }

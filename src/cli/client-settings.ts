@@ -38,7 +38,9 @@ export function clientSettings(format: ClientSettingsFormat, key: StorageKeyForC
         ].join('\n'),
         hint:
           'Paste into your shell (or eval "$(s3gw ... --print env)"). aws-cli before 2.13 ignores ' +
-          `AWS_ENDPOINT_URL: give --endpoint-url ${key.storageUrl}.`,
+          `AWS_ENDPOINT_URL: give --endpoint-url ${key.storageUrl}. The environment cannot ask for ` +
+          'path-style addressing: with a host name endpoint, use --print aws-profile unless the gateway ' +
+          'serves bucket host names (GATEWAY_S3_DOMAIN).',
       };
     case 'aws-profile':
       return {
@@ -62,6 +64,8 @@ export function clientSettings(format: ClientSettingsFormat, key: StorageKeyForC
           `[${key.name}]`,
           'type = s3',
           'provider = Other',
+          // The keys below, not the environment or an instance role.
+          'env_auth = false',
           `access_key_id = ${key.accessKeyId}`,
           `secret_access_key = ${key.secret}`,
           `endpoint = ${key.storageUrl}`,

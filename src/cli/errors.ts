@@ -12,6 +12,11 @@ export const EXIT_CODES = {
   notLoggedIn: 3,
   /** The gateway could not be reached: connection refused, name not resolved, TLS failure, timeout. */
   unreachable: 4,
+  /**
+   * s3gw failed on this machine: its profile cannot be read, written or locked, or something it did
+   * not expect happened (S3GW_DEBUG=1 shows where).
+   */
+  local: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
@@ -20,8 +25,9 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: ExitCode,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = new.target.name;
   }
 }
@@ -41,6 +47,12 @@ export class NotLoggedInError extends CliError {
 export class GatewayUnreachableError extends CliError {
   constructor(message: string) {
     super(message, EXIT_CODES.unreachable);
+  }
+}
+
+export class LocalError extends CliError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, EXIT_CODES.local, options);
   }
 }
 

@@ -26,21 +26,29 @@ function byteSize(key: string, raw: string): number {
   return Math.round(Number(match[1]) * unit);
 }
 
-/** Parses the changes; `keys` names each allowed key and whether it holds bytes. */
-export function parseLimitChanges(
+/** What a limit counts: bytes take a unit (100GiB), counts are whole, rates may be fractions. */
+export type LimitKind = 'bytes' | 'count' | 'rate';
+
+/**
+ * Parses the changes; `keys` names each allowed key (the API's field, see the callers' `satisfies`)
+ * and what it counts. The answer has only the keys given, as the API's update objects want.
+ */
+export function parseLimitChanges<Key extends string>(
   changes: readonly string[],
-  keys: Readonly<Record<string, 'bytes' | 'count' | 'rate'>>,
-): Record<string, number | null> {
-  const parsed: Record<string, number | null> = {};
+  keys: Readonly<Record<Key, LimitKind>>,
+): Partial<Record<Key, number | null>> {
+  const parsed: Partial<Record<Key, number | null>> = {};
   for (const change of changes) {
     const equals = change.indexOf('=');
-    const key = equals <= 0 ? change : change.slice(0, equals);
-    const kind = keys[key];
-    if (equals <= 0 || kind === undefined) {
+    const named = equals <= 0 ? change : change.slice(0, equals);
+    // Object.hasOwn: "constructor=5" is not a limit either.
+    const key = Object.hasOwn(keys, named) ? (named as Key) : undefined;
+    if (equals <= 0 || key === undefined) {
       throw new UsageError(
         `a limit is KEY=VALUE with KEY one of ${Object.keys(keys).join(', ')}; not "${change}"`,
       );
     }
+    const kind = keys[key];
     const raw = change.slice(equals + 1).trim();
     if (raw === 'none') parsed[key] = null;
     else if (kind === 'bytes') parsed[key] = byteSize(key, raw);
@@ -49,6 +57,11 @@ export function parseLimitChanges(
       throw new UsageError(`${key}=${raw}: give a ${kind === 'rate' ? 'number' : 'whole number'}, or none`);
   }
   return parsed;
+}
+
+/** The keys of a limits table, typed as the API's fields they were checked against. */
+export function limitKeys<Key extends string>(keys: Readonly<Record<Key, LimitKind>>): Key[] {
+  return Object.keys(keys) as Key[];
 }
 
 /** A limit as people read it. */

@@ -20,16 +20,24 @@ export async function readStdinSecret(what: string): Promise<string> {
   return text;
 }
 
+/** Where a prompt reads keys and writes: the terminal (stdin, and stderr so stdout stays clean). */
+export interface Terminal {
+  input: Pick<NodeJS.ReadStream, 'isTTY' | 'setRawMode' | 'setEncoding' | 'resume' | 'pause' | 'on' | 'off'>;
+  output: { write(text: string): unknown };
+}
+
+const PROCESS_TERMINAL: Terminal = { input: process.stdin, output: process.stderr };
+
 /**
  * Asks at the terminal without echoing what is typed (not even asterisks: their count tells an
  * onlooker the length). Raw mode hands over each key; the terminal is restored on every path out.
  */
-export async function promptSecret(prompt: string): Promise<string> {
-  const input = process.stdin;
+export async function promptSecret(prompt: string, terminal: Terminal = PROCESS_TERMINAL): Promise<string> {
+  const { input, output } = terminal;
   if (!input.isTTY) {
     throw new UsageError('there is no terminal to ask for the password on: pipe it with --password-stdin');
   }
-  process.stderr.write(prompt);
+  output.write(prompt);
   input.setRawMode(true);
   input.setEncoding('utf8');
   input.resume();
@@ -43,6 +51,7 @@ export async function promptSecret(prompt: string): Promise<string> {
             resolve(typed);
             return;
           }
+          // Raw mode turns Ctrl-C into a key instead of SIGINT: end as a cancelled command would.
           if (key === CTRL_C) {
             input.off('data', onData);
             reject(new UsageError('cancelled'));
@@ -57,7 +66,7 @@ export async function promptSecret(prompt: string): Promise<string> {
   } finally {
     input.setRawMode(false);
     input.pause();
-    process.stderr.write('\n');
+    output.write('\n');
   }
 }
 

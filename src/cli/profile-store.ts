@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { UsageError } from './errors.js';
+import { LocalError, UsageError } from './errors.js';
 
 /** A cookie the authentication endpoints set (the rotating refresh cookie), as the CLI keeps it. */
 export interface StoredCookie {
@@ -48,7 +48,11 @@ export function configDirectory(env: NodeJS.ProcessEnv = process.env): string {
 export class ProfileStore {
   readonly directory: string;
 
-  constructor(readonly root: string = configDirectory()) {
+  constructor(
+    readonly root: string = configDirectory(),
+    /** How often to try for a profile's lock (10–200 ms apart, some 20 s in all) before giving up. */
+    private readonly lockRetries = 100,
+  ) {
     this.directory = path.join(root, 'profiles');
   }
 
@@ -68,21 +72,31 @@ export class ProfileStore {
       text = readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
+      throw new LocalError(`cannot read the profile ${file}: ${fileProblem(error)}`, { cause: error });
     }
+    let parsed: unknown;
     try {
-      return JSON.parse(text) as Profile;
+      parsed = JSON.parse(text);
     } catch {
-      throw new UsageError(`the profile file ${file} is not valid JSON; delete it and log in again`);
+      throw new LocalError(`the profile ${file} is not valid JSON; delete it and log in again`);
     }
+    if (!isProfile(parsed)) {
+      throw new LocalError(`the profile ${file} is not one s3gw wrote; delete it and log in again`);
+    }
+    return parsed;
   }
 
   write(name: string, profile: Profile): void {
     const file = this.fileOf(name);
-    this.#ensureDirectories();
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temporary, file);
+    try {
+      this.#ensureDirectories();
+      writeFileSync(temporary, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
+      renameSync(temporary, file);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw new LocalError(`cannot write the profile ${file}: ${fileProblem(error)}`, { cause: error });
+    }
   }
 
   /**
@@ -92,17 +106,34 @@ export class ProfileStore {
    */
   async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {
     const file = this.fileOf(name);
-    this.#ensureDirectories();
     const { lock } = await import('proper-lockfile');
-    const release = await lock(file, {
-      realpath: false,
-      stale: LOCK_STALE_MS,
-      retries: { retries: 100, minTimeout: 10, maxTimeout: 200 },
-    });
+    let release: () => Promise<void>;
+    try {
+      this.#ensureDirectories();
+      release = await lock(file, {
+        realpath: false,
+        stale: LOCK_STALE_MS,
+        retries: { retries: this.lockRetries, minTimeout: 10, maxTimeout: 200 },
+        // Another process took the lock as stale (not updated for LOCK_STALE_MS): what this one
+        // does under it cannot be undone, and throwing from proper-lockfile's timer would only
+        // crash the command with a stack trace.
+        onCompromised: () => undefined,
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+        throw new LocalError(
+          `the profile "${name}" stays locked by another s3gw command (${file}.lock); try again, or ` +
+            'remove that lock directory if no s3gw is running',
+          { cause: error },
+        );
+      }
+      throw new LocalError(`cannot lock the profile ${file}: ${fileProblem(error)}`, { cause: error });
+    }
     try {
       return await work();
     } finally {
-      await release();
+      // Fails only when the lock was taken over meanwhile (see onCompromised): nothing left to free.
+      await release().catch(() => undefined);
     }
   }
 
@@ -117,4 +148,36 @@ export class ProfileStore {
       chmodSync(directory, 0o700);
     }
   }
+}
+
+/** What went wrong with a file, for people: the cause in words, then the system's code. */
+function fileProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code === undefined ? undefined : FILE_PROBLEMS[code];
+  if (reason !== undefined) return `${reason} (${code})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+const FILE_PROBLEMS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of its path is not a directory',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+};
+
+function isProfile(value: unknown): value is Profile {
+  if (typeof value !== 'object' || value === null || typeof (value as Profile).url !== 'string') return false;
+  const session = (value as Profile).session;
+  return (
+    session === undefined ||
+    (typeof session === 'object' &&
+      session !== null &&
+      typeof session.accessToken === 'string' &&
+      typeof session.accessTokenExpiresAt === 'string' &&
+      typeof session.cookies === 'object' &&
+      session.cookies !== null)
+  );
 }

@@ -9,6 +9,7 @@ import { registerPresignCommand } from './commands/presign.js';
 import { registerSystemCommands } from './commands/system.js';
 import { registerUsageCommand } from './commands/usage.js';
 import { EXIT_CODES } from './errors.js';
+import { DEBUG_VARIABLE } from './failure-report.js';
 import { withExamples } from './help.js';
 import { cliVersion } from './version.js';
 
@@ -18,6 +19,8 @@ const EXIT_CODE_HELP = `Exit codes:
   ${EXIT_CODES.usage}  the command line is wrong (unknown command or option, bad value, unreadable file)
   ${EXIT_CODES.notLoggedIn}  not logged in, the session ended or expired, or the login was refused
   ${EXIT_CODES.unreachable}  the gateway cannot be reached
+  ${EXIT_CODES.local}  s3gw failed on this machine: its profile cannot be read, written or locked, or an
+     unexpected error (${DEBUG_VARIABLE}=1 prints where)
 
 Sessions are kept per profile in $XDG_CONFIG_HOME/s3gw (default ~/.config/s3gw), readable by you only.`;
 
@@ -35,6 +38,8 @@ export function buildProgram(): Command {
     // Set before the commands are added, so that every command inherits them.
     .exitOverride()
     .showSuggestionAfterError()
+    // `s3gw buckets list --help` then also names --json and --profile.
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 's3gw: ')) });
 
   registerAuthCommands(program);

@@ -120,14 +120,7 @@ export class Session {
   async logout(): Promise<void> {
     await this.store.exclusive(this.profileName, async () => {
       const stored = this.store.read(this.profileName) ?? this.#profile;
-      const cookie = stored.session === undefined ? null : cookieHeader(stored.session.cookies);
-      if (cookie !== null) {
-        const api = controlPlane(stored.url, this.network);
-        const answer = await api.POST('/v1/auth/logout', { headers: { cookie } });
-        if (answer.error !== undefined && answer.response.status !== 401) {
-          throw refusalOf(answer.response, answer.error);
-        }
-      }
+      await endSession(stored, this.network);
       this.#forget(stored);
     });
   }
@@ -143,6 +136,61 @@ export class Session {
   }
 }
 
+/**
+ * Ends a stored session at the gateway with its refresh cookie. A session the gateway no longer
+ * knows (401) counts as ended; any other refusal is thrown.
+ */
+async function endSession(profile: Profile, network: Transport): Promise<void> {
+  const cookie = profile.session === undefined ? null : cookieHeader(profile.session.cookies);
+  if (cookie === null) return;
+  const answer = await controlPlane(profile.url, network).POST('/v1/auth/logout', { headers: { cookie } });
+  if (answer.error !== undefined && answer.response.status !== 401)
+    throw refusalOf(answer.response, answer.error);
+}
+
+/** What became of the session a profile held before a new login replaced it. */
+export type PreviousSession =
+  { ended: boolean } | { notEnded: { url: string; reason: string; expiresAt: string | null } };
+
+export interface NewSession {
+  answer: TokenAnswer;
+  previous: PreviousSession;
+}
+
+/**
+ * Stores a new session in the profile, ending the one it replaces at its gateway first (best
+ * effort): otherwise that session would stay valid there, with nobody able to end it, until it
+ * expires. Under the profile's lock, as a refresh is.
+ */
+async function storeNewSession(
+  store: ProfileStore,
+  profileName: string,
+  profile: Profile & { session: StoredSession },
+  network: Transport,
+): Promise<PreviousSession> {
+  return store.exclusive(profileName, async () => {
+    const stored = store.read(profileName);
+    let previous: PreviousSession = { ended: false };
+    if (stored?.session !== undefined && cookieHeader(stored.session.cookies) !== null) {
+      try {
+        await endSession(stored, network);
+        previous = { ended: true };
+      } catch (error) {
+        const expiries = Object.values(stored.session.cookies).flatMap((cookie) => cookie.expiresAt ?? []);
+        previous = {
+          notEnded: {
+            url: stored.url,
+            reason: error instanceof Error ? error.message : String(error),
+            expiresAt: expiries.sort().at(-1) ?? null,
+          },
+        };
+      }
+    }
+    store.write(profileName, profile);
+    return previous;
+  });
+}
+
 /** Logs in and stores the session in the profile (creating or updating it). */
 export async function logIn(
   store: ProfileStore,
@@ -150,12 +198,15 @@ export async function logIn(
   profile: Omit<Profile, 'session'>,
   network: Transport,
   credentials: { email: string; password: string },
-): Promise<TokenAnswer> {
+): Promise<NewSession> {
   const api = controlPlane(profile.url, network);
   const answer = await api.POST('/v1/auth/login', { body: credentials });
   const data = await expectData(Promise.resolve(answer));
-  store.write(profileName, { ...profile, session: sessionFrom(data, answer.response) });
-  return data;
+  const session = sessionFrom(data, answer.response);
+  return {
+    answer: data,
+    previous: await storeNewSession(store, profileName, { ...profile, session }, network),
+  };
 }
 
 /** Joins an organisation with an invitation token and stores the session it starts. */
@@ -165,16 +216,18 @@ export async function acceptInvitation(
   profile: Omit<Profile, 'session'>,
   network: Transport,
   invitation: { token: string; password: string; name: string },
-): Promise<TokenAnswer> {
+): Promise<NewSession> {
   const api = controlPlane(profile.url, network);
   const answer = await api.POST('/v1/auth/invitations/accept', { body: invitation });
   const data = await expectData(Promise.resolve(answer));
-  store.write(profileName, {
-    ...profile,
-    email: data.user.email,
-    session: sessionFrom(data, answer.response),
-  });
-  return data;
+  const session = sessionFrom(data, answer.response);
+  const previous = await storeNewSession(
+    store,
+    profileName,
+    { ...profile, email: data.user.email, session },
+    network,
+  );
+  return { answer: data, previous };
 }
 
 function withBearer(request: Request, token: string): Request {

@@ -12,17 +12,31 @@ export function registerAccountCommands(program: Command): void {
   withExamples(
     program
       .command('whoami')
-      .description('who this profile is logged in as, and where')
+      .description('who this profile is logged in as, where, and in which organisation')
       .action(async (_options: unknown, command: Command) => {
         const context = CommandContext.of(command);
-        const me = await expectData(context.api().GET('/v1/me'));
-        context.output.result(me, () =>
+        const api = context.api();
+        const me = await expectData(api.GET('/v1/me'));
+        // A platform admin may belong to no organisation; GET /v1/me/organisation refuses that.
+        const organisation =
+          me.organisationId === null ? null : await expectData(api.GET('/v1/me/organisation'));
+        context.output.result({ ...me, organisation }, () =>
           context.output.fields([
             ['E-mail', me.email],
             ['Name', me.name],
-            ['Role', me.role],
             ['Platform admin', me.platformAdmin],
-            ['Organisation', me.organisationId],
+            ['Organisation', organisation === null ? 'none' : `${organisation.name} (${organisation.id})`],
+            ['Role', me.role],
+            ...(organisation === null
+              ? []
+              : ([
+                  [
+                    'Status',
+                    organisation.status === 'suspended'
+                      ? `suspended: ${organisation.suspensionReason ?? 'no reason given'}`
+                      : organisation.status,
+                  ],
+                ] as const)),
             ['Gateway', context.session().url],
             ['Profile', context.profileName],
           ]),

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { expectDone, type Schemas } from '../api-client.js';
+import { expectDone } from '../api-client.js';
 import { CommandContext, LOCAL_CONTROL_URL } from '../context.js';
 import { withExamples } from '../help.js';
 import { httpUrl } from '../option-values.js';
 import { promptLine, readSecret } from '../password-input.js';
-import type { Output } from '../output.js';
+import { when, type Output } from '../output.js';
 import type { Profile } from '../profile-store.js';
-import { acceptInvitation, logIn } from '../session.js';
+import { acceptInvitation, logIn, type NewSession } from '../session.js';
 import { networkTransport } from '../transport.js';
 
 /** The storage endpoint of a gateway started with `npm start`, beside LOCAL_CONTROL_URL. */
@@ -53,7 +53,7 @@ export function registerAuthCommands(program: Command): void {
           prompt: `Password for ${email}: `,
           what: 'password',
         });
-        const answer = await logIn(
+        const login = await logIn(
           context.store,
           context.profileName,
           { ...profile, email },
@@ -63,7 +63,7 @@ export function registerAuthCommands(program: Command): void {
             password,
           },
         );
-        reportLogin(context.output, context.profileName, profile.url, answer);
+        reportLogin(context.output, context.profileName, profile.url, login);
       },
     );
   withExamples(
@@ -124,12 +124,12 @@ export function registerAuthCommands(program: Command): void {
           what: 'password',
           confirm: true,
         });
-        const answer = await acceptInvitation(context.store, context.profileName, profile, networkTransport, {
+        const joined = await acceptInvitation(context.store, context.profileName, profile, networkTransport, {
           token,
           password,
           name: options.name,
         });
-        reportLogin(context.output, context.profileName, profile.url, answer);
+        reportLogin(context.output, context.profileName, profile.url, joined);
       },
     );
   withExamples(accept, 's3gw accept-invitation 5Jc2kq... --name "Ada Lovelace" --url https://gw.example.com');
@@ -186,8 +186,15 @@ function reportLogin(
   output: Output,
   profileName: string,
   url: string,
-  answer: Schemas['TokenResponse'],
+  { answer, previous }: NewSession,
 ): void {
+  if ('notEnded' in previous) {
+    const { url: previousUrl, reason, expiresAt } = previous.notEnded;
+    output.note(
+      `The session this profile had before could not be ended at ${previousUrl} (${reason}); ` +
+        `it stays valid there until ${expiresAt === null ? 'it expires' : when(expiresAt)}.`,
+    );
+  }
   const { user } = answer;
   output.result({ profile: profileName, url, user }, () => {
     const roles = [user.platformAdmin ? 'platform admin' : null, user.role].filter((role) => role !== null);

@@ -1,13 +1,19 @@
 import type { Command } from 'commander';
-import { expectData, expectDone } from '../api-client.js';
+import { expectData, expectDone, type Schemas } from '../api-client.js';
 import { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { withExamples } from '../help.js';
-import { describeLimit, parseLimitChanges } from '../limit-changes.js';
+import { describeLimit, limitKeys, parseLimitChanges, type LimitKind } from '../limit-changes.js';
 import { when } from '../output.js';
 import { noteNextPage, readPages, withPageOptions, type PageOptions } from '../pages.js';
 import { registerCorsCommands } from './cors.js';
 import { registerObjectsCommands } from './objects.js';
+
+/** The quota `buckets quota` takes, exactly the API's fields (a renamed one fails the type check). */
+const BUCKET_QUOTA = { maxBytes: 'bytes', maxObjects: 'count' } as const satisfies Record<
+  keyof Schemas['BucketQuotaUpdate'],
+  LimitKind
+>;
 
 /** Buckets, with their CORS rules and objects as sub-groups. */
 export function registerBucketsCommands(program: Command): void {
@@ -132,14 +138,13 @@ export function registerBucketsCommands(program: Command): void {
             : await expectData(
                 api.PATCH('/v1/buckets/{bucket}', {
                   params: { path: { bucket: name } },
-                  body: { quota: parseLimitChanges(changes, { maxBytes: 'bytes', maxObjects: 'count' }) },
+                  body: { quota: parseLimitChanges(changes, BUCKET_QUOTA) },
                 }),
               );
         context.output.result(bucket.quota, () =>
-          context.output.fields([
-            ['maxBytes', describeLimit(bucket.quota.maxBytes)],
-            ['maxObjects', describeLimit(bucket.quota.maxObjects)],
-          ]),
+          context.output.fields(
+            limitKeys(BUCKET_QUOTA).map((key) => [key, describeLimit(bucket.quota[key])] as const),
+          ),
         );
       }),
     's3gw buckets quota photos',

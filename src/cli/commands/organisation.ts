@@ -3,13 +3,25 @@ import { expectData, expectDone, type ControlPlane, type Schemas } from '../api-
 import { CommandContext } from '../context.js';
 import { RefusedError, UsageError } from '../errors.js';
 import { withExamples } from '../help.js';
-import { describeLimit, parseLimitChanges } from '../limit-changes.js';
+import { describeLimit, limitKeys, parseLimitChanges, type LimitKind } from '../limit-changes.js';
 import { when, type Output } from '../output.js';
 import { noteNextPage, readPages, withPageOptions, type PageOptions } from '../pages.js';
+import { findOrganisation } from './organisations.js';
 
 type Role = Schemas['Role'];
-const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
-type SettingValue = string | number | boolean;
+/** Every role, in the order people read them; `satisfies` fails the type check when the API's change. */
+const ROLES = Object.keys({ owner: true, admin: true, member: true } satisfies Record<Role, true>) as Role[];
+type SettingsChange = NonNullable<Schemas['UpdateOrganisationRequest']['settings']>;
+
+/** The limits `organisation limits` takes, exactly the API's fields (a renamed one fails the type check). */
+const ORGANISATION_LIMITS = {
+  maxBytes: 'bytes',
+  maxObjects: 'count',
+  requestsPerSecond: 'rate',
+  requestBurst: 'count',
+  credentialRequestsPerSecond: 'rate',
+  credentialRequestBurst: 'count',
+} as const satisfies Record<keyof Schemas['OrganisationLimitsUpdate'], LimitKind>;
 
 /** Your organisation: settings, members and the audit log. */
 export function registerOrganisationCommands(program: Command): void {
@@ -80,38 +92,32 @@ export function registerOrganisationCommands(program: Command): void {
       .description(
         'show the storage quota and request rates, or change them: KEY=VALUE, KEY=none removes (quota and organisation rate: platform admins; credential rate: owners and admins)',
       )
-      .argument('[changes...]', `KEY=VALUE with KEY one of ${Object.keys(ORGANISATION_LIMITS).join(', ')}`)
-      .option('--organisation <id>', 'platform admins: change another organisation (by id)')
+      .argument('[changes...]', `KEY=VALUE with KEY one of ${limitKeys(ORGANISATION_LIMITS).join(', ')}`)
+      .option('--organisation <id-or-name>', "platform admins: another organisation's limits")
       .action(async (changes: string[], options: { organisation?: string }, command: Command) => {
         const context = CommandContext.of(command);
         const api = context.api();
-        if (changes.length === 0 && options.organisation !== undefined) {
-          throw new UsageError(
-            "--organisation changes limits; to read another organisation's, use s3gw usage",
-          );
-        }
+        const other =
+          options.organisation === undefined ? undefined : await findOrganisation(api, options.organisation);
         const shown =
           changes.length === 0
-            ? await expectData(api.GET('/v1/organisation'))
+            ? (other ?? (await expectData(api.GET('/v1/organisation'))))
             : await expectData(
                 api.PATCH('/v1/organisation', {
-                  ...(options.organisation === undefined
-                    ? {}
-                    : { params: { query: { organisationId: options.organisation } } }),
+                  ...(other === undefined ? {} : { params: { query: { organisationId: other.id } } }),
                   body: { limits: parseLimitChanges(changes, ORGANISATION_LIMITS) },
                 }),
               );
         context.output.result(shown.limits, () =>
           context.output.fields(
-            Object.keys(ORGANISATION_LIMITS).map(
-              (key) => [key, describeLimit(shown.limits[key as keyof typeof shown.limits])] as const,
-            ),
+            limitKeys(ORGANISATION_LIMITS).map((key) => [key, describeLimit(shown.limits[key])] as const),
           ),
         );
       }),
     's3gw organisation limits',
     's3gw organisation limits credentialRequestsPerSecond=50 credentialRequestBurst=100',
-    's3gw organisation limits maxBytes=500GiB maxObjects=none --organisation 0b7e…',
+    's3gw organisation limits --organisation Acme',
+    's3gw organisation limits maxBytes=500GiB maxObjects=none --organisation Acme',
   );
 
   withExamples(
@@ -280,18 +286,9 @@ function printOrganisation(output: Output, organisation: Schemas['OrganisationVi
   ]);
 }
 
-const ORGANISATION_LIMITS = {
-  maxBytes: 'bytes',
-  maxObjects: 'count',
-  requestsPerSecond: 'rate',
-  requestBurst: 'count',
-  credentialRequestsPerSecond: 'rate',
-  credentialRequestBurst: 'count',
-} as const;
-
 /** KEY=VALUE pairs as a settings change: "true"/"false" and numbers typed, an empty value removes. */
-export function parseSettings(changes: readonly string[]): Record<string, SettingValue | null> {
-  const settings: Record<string, SettingValue | null> = {};
+export function parseSettings(changes: readonly string[]): SettingsChange {
+  const settings: SettingsChange = {};
   for (const change of changes) {
     const equals = change.indexOf('=');
     if (equals <= 0) throw new UsageError(`a setting is KEY=VALUE (or KEY= to remove it), not "${change}"`);

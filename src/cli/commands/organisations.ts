@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { expectData, type ControlPlane } from '../api-client.js';
+import { expectData, type ControlPlane, type Schemas } from '../api-client.js';
 import { CommandContext } from '../context.js';
 import { RefusedError } from '../errors.js';
 import { withExamples } from '../help.js';
@@ -119,12 +119,19 @@ export function registerOrganisationsCommands(program: Command): void {
   );
 }
 
-/** An organisation named by id or by name (names are unique). */
-async function organisationId(api: ControlPlane, given: string): Promise<string> {
+/** An organisation named by id or by name (names are unique), for platform admins. */
+export async function findOrganisation(
+  api: ControlPlane,
+  given: string,
+): Promise<Schemas['OrganisationView']> {
   const all = await readPages((query) => expectData(api.GET('/v1/organisations', { params: { query } })), {});
   const found =
     all.items.find((organisation) => organisation.id === given) ??
     all.items.find((organisation) => organisation.name === given);
   if (found === undefined) throw new RefusedError(`no organisation has the id or name "${given}"`);
-  return found.id;
+  return found;
+}
+
+async function organisationId(api: ControlPlane, given: string): Promise<string> {
+  return (await findOrganisation(api, given)).id;
 }

@@ -1,14 +1,15 @@
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { expectData, refusalOf, type Schemas } from '../api-client.js';
 import { CommandContext, LOCAL_CONTROL_URL } from '../context.js';
-import { RefusedError } from '../errors.js';
+import { RefusedError, UsageError } from '../errors.js';
 import { withExamples } from '../help.js';
 import { httpUrl } from '../option-values.js';
 import { cliVersion } from '../version.js';
 
 const URL_HELP = `the control plane's URL (default: the profile's, else ${LOCAL_CONTROL_URL})`;
 
-/** Health and version: no login needed. */
+/** Health, version and the OpenAPI document: no login needed. */
 export function registerSystemCommands(program: Command): void {
   withExamples(
     program
@@ -67,7 +68,42 @@ export function registerSystemCommands(program: Command): void {
       }),
     's3gw version',
   );
+
+  withExamples(
+    program
+      .command('openapi')
+      .description("the gateway's OpenAPI document (JSON), the contract of its control plane")
+      .option('--url <url>', URL_HELP, httpUrl('--url', { stripApiPath: true }))
+      .option('--output <file>', 'write it to this file instead of stdout')
+      .action(async (options: { url?: string; output?: string }, command: Command) => {
+        const context = CommandContext.of(command);
+        const document = await expectData(context.anonymousApi(options.url).GET('/v1/openapi.json'));
+        const text = `${JSON.stringify(document, null, 2)}\n`;
+        if (options.output === undefined) {
+          context.output.line(text.trimEnd());
+          return;
+        }
+        try {
+          writeFileSync(options.output, text);
+        } catch (error) {
+          throw new UsageError(`cannot write ${options.output}: ${(error as Error).message}`);
+        }
+        const paths = (document.paths ?? {}) as Record<string, object>;
+        const operations = Object.values(paths).flatMap((item) =>
+          Object.keys(item).filter((key) => HTTP_METHODS.has(key)),
+        ).length;
+        context.output.result({ output: options.output, openapi: document.openapi, operations }, () =>
+          context.output.line(
+            `Wrote the OpenAPI ${document.openapi} document (${operations} operations) to ${options.output}.`,
+          ),
+        );
+      }),
+    's3gw openapi > openapi.json',
+    's3gw openapi --url https://gw.example.com --output gateway-openapi.json',
+  );
 }
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
 
 function isHealthReport(body: unknown): body is Schemas['HealthReport'] {
   return typeof body === 'object' && body !== null && 'checks' in body && 'status' in body;

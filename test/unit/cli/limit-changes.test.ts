@@ -26,6 +26,7 @@ describe('s3gw limit changes (KEY=VALUE)', () => {
     ['maxObjects=2.5'],
     ['maxObjects=-1'],
     ['requestsPerSecond=fast'],
+    ['constructor=5'],
   ])('refuses %s with a usage error', (change) => {
     expect(() => parseLimitChanges([change], KEYS)).toThrow(/KEY=VALUE|give/);
   });

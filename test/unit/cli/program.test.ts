@@ -31,9 +31,15 @@ describe('s3gw --help', () => {
       expect.arrayContaining([
         'login',
         'logout',
+        'accept-invitation',
+        'reset-password',
         'whoami',
         'sessions list',
+        'sessions end',
+        'account rename',
+        'account password',
         'organisation show',
+        'organisation rename',
         'organisation settings',
         'organisation limits',
         'organisation members',
@@ -41,6 +47,7 @@ describe('s3gw --help', () => {
         'organisation role',
         'organisation remove',
         'organisation password-reset',
+        'organisation audit-log',
         'organisations list',
         'organisations create',
         'organisations suspend',
@@ -49,6 +56,7 @@ describe('s3gw --help', () => {
         'credentials list',
         'credentials show',
         'credentials rename',
+        'credentials expiry',
         'credentials scope',
         'credentials rotate',
         'credentials revoke',
@@ -78,8 +86,19 @@ describe('s3gw --help', () => {
     },
   );
 
+  it.each(
+    commands.filter((entry) => entry.command.commands.length === 0).map((entry) => [entry.name] as const),
+  )('%s --help names the global options', (name) => {
+    const command = commands.find((entry) => entry.name === name)!.command;
+    expect(helpOf(command)).toMatch(
+      /\nGlobal Options:\n(.*\n)*? {2}--profile <name> .*\n(.*\n)*? {2}--json +print JSON for scripts/,
+    );
+  });
+
   it('lists the exit codes scripts rely on', () => {
-    expect(helpOf(program)).toMatch(/Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}3 .*\n {2}4 /);
+    expect(helpOf(program)).toMatch(
+      /Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}3 .*\n {2}4 .*\n {2}5 .*\n +unexpected error \(S3GW_DEBUG=1 prints where\)\n/,
+    );
   });
 });
 
