@@ -2,7 +2,7 @@
  * docs/s3-compatibility.md, rendered from the storage endpoint's operation catalogue
  * (src/s3/operation-catalogue.ts): the page users read and the table the code routes by are one.
  */
-import { OPERATION_CATALOGUE, type CatalogueEntry } from '../src/s3/operation-catalogue.js';
+import { namingParameter, OPERATION_CATALOGUE, type CatalogueEntry } from '../src/s3/operation-catalogue.js';
 
 const HEADER = `# S3 compatibility
 
@@ -34,7 +34,7 @@ function request(entry: CatalogueEntry): string {
   const target = entry.level === 'service' ? '/' : entry.level === 'bucket' ? '/{bucket}' : '/{bucket}/{key}';
   const query = [entry.subresource, entry.selector].filter((part) => part !== null && part !== undefined);
   const copy = entry.copy === true ? ' + `x-amz-copy-source`' : '';
-  const id = entry.withId === true ? '&id=' : '';
+  const id = entry.withId === true ? `&${namingParameter(entry)}=` : '';
   return `\`${entry.method} ${target}${query.length === 0 ? '' : `?${query.join('&')}`}${id}\`${copy}`;
 }
 

@@ -31,7 +31,10 @@ export interface CatalogueEntry {
   readonly subresource: string | null;
   /** Only with an `x-amz-copy-source` header (true) or without (false); absent: either. */
   readonly copy?: boolean;
-  /** Only with (true) or without (false) an `id` parameter (the per-configuration bucket reads). */
+  /**
+   * Only with (true) or without (false) the parameter that names one configuration or annotation:
+   * `id` for the per-configuration bucket reads, `annotationName` for object annotations.
+   */
   readonly withId?: boolean;
   readonly treatment: Treatment;
   /** The method a credential's scope must allow, when not the request's (DeleteObjects deletes). */
@@ -49,6 +52,11 @@ export interface CatalogueEntry {
   readonly selector?: string;
 }
 
+/** The parameter that names one configuration or annotation, for an entry with `withId`. */
+export function namingParameter(entry: Pick<CatalogueEntry, 'subresource'>): string {
+  return entry.subresource === 'annotation' ? 'annotationName' : 'id';
+}
+
 const FORWARDED = { kind: 'forwarded' } as const;
 const BUCKET_WRITE = { kind: 'bucket-write' } as const;
 
@@ -61,6 +69,12 @@ const AWS_ONLY = notOffered(
 );
 const DIRECTORY_BUCKETS = notOffered('S3 Express One Zone directory buckets only');
 const METADATA_TABLES = notOffered('S3 Metadata tables live in AWS, not in the object store');
+const OBJECT_ANNOTATIONS = notOffered(
+  'object annotations are an Amazon S3 feature that Ceph RGW and MinIO-compatible stores do not have',
+);
+const ABAC = notOffered(
+  "attribute-based access control is evaluated by AWS IAM; here a credential's scope decides what it may do",
+);
 const OBJECT_LOCK_WRITE = notOffered(
   'object lock needs a bucket created with it, and buckets are created by the control plane without',
 );
@@ -286,6 +300,14 @@ export const OPERATION_CATALOGUE = [
     subresource: 'metadataTable',
     treatment: METADATA_TABLES,
   },
+  {
+    name: 'GetBucketMetadataConfiguration',
+    method: 'GET',
+    level: 'bucket',
+    subresource: 'metadataConfiguration',
+    treatment: METADATA_TABLES,
+  },
+  { name: 'GetBucketAbac', method: 'GET', level: 'bucket', subresource: 'abac', treatment: ABAC },
 
   // Buckets: writes, the control plane's (any PUT or DELETE of a bucket).
   { name: 'CreateBucket', method: 'PUT', level: 'bucket', subresource: null, treatment: BUCKET_WRITE },
@@ -513,10 +535,46 @@ export const OPERATION_CATALOGUE = [
     treatment: BUCKET_WRITE,
   },
   {
+    name: 'DeleteBucketMetadataConfiguration',
+    method: 'DELETE',
+    level: 'bucket',
+    subresource: 'metadataConfiguration',
+    treatment: BUCKET_WRITE,
+  },
+  {
+    name: 'UpdateBucketMetadataInventoryTableConfiguration',
+    method: 'PUT',
+    level: 'bucket',
+    subresource: 'metadataInventoryTable',
+    treatment: BUCKET_WRITE,
+  },
+  {
+    name: 'UpdateBucketMetadataJournalTableConfiguration',
+    method: 'PUT',
+    level: 'bucket',
+    subresource: 'metadataJournalTable',
+    treatment: BUCKET_WRITE,
+  },
+  {
+    name: 'UpdateBucketMetadataAnnotationTableConfiguration',
+    method: 'PUT',
+    level: 'bucket',
+    subresource: 'metadataAnnotationTable',
+    treatment: BUCKET_WRITE,
+  },
+  { name: 'PutBucketAbac', method: 'PUT', level: 'bucket', subresource: 'abac', treatment: BUCKET_WRITE },
+  {
     name: 'CreateBucketMetadataTableConfiguration',
     method: 'POST',
     level: 'bucket',
     subresource: 'metadataTable',
+    treatment: METADATA_TABLES,
+  },
+  {
+    name: 'CreateBucketMetadataConfiguration',
+    method: 'POST',
+    level: 'bucket',
+    subresource: 'metadataConfiguration',
     treatment: METADATA_TABLES,
   },
   {
@@ -630,6 +688,45 @@ export const OPERATION_CATALOGUE = [
     level: 'object',
     subresource: 'legal-hold',
     treatment: OBJECT_LOCK_WRITE,
+  },
+  {
+    name: 'UpdateObjectEncryption',
+    method: 'PUT',
+    level: 'object',
+    subresource: 'encryption',
+    treatment: notOffered(
+      "it re-keys an object's SSE-KMS encryption with AWS KMS keys, which neither Ceph RGW nor this gateway has",
+    ),
+  },
+  {
+    name: 'GetObjectAnnotation',
+    method: 'GET',
+    level: 'object',
+    subresource: 'annotation',
+    withId: true,
+    treatment: OBJECT_ANNOTATIONS,
+  },
+  {
+    name: 'ListObjectAnnotations',
+    method: 'GET',
+    level: 'object',
+    subresource: 'annotation',
+    withId: false,
+    treatment: OBJECT_ANNOTATIONS,
+  },
+  {
+    name: 'PutObjectAnnotation',
+    method: 'PUT',
+    level: 'object',
+    subresource: 'annotation',
+    treatment: OBJECT_ANNOTATIONS,
+  },
+  {
+    name: 'DeleteObjectAnnotation',
+    method: 'DELETE',
+    level: 'object',
+    subresource: 'annotation',
+    treatment: OBJECT_ANNOTATIONS,
   },
   {
     name: 'GetObjectTorrent',

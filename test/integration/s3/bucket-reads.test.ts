@@ -3,7 +3,18 @@
  * answered from the gateway's own records where it owns the truth (CORS rules, ACL); and what the
  * endpoint does not offer, refused with the reason.
  */
-import { GetObjectAttributesCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteBucketMetadataConfigurationCommand,
+  GetBucketAbacCommand,
+  GetBucketMetadataConfigurationCommand,
+  GetObjectAnnotationCommand,
+  GetObjectAttributesCommand,
+  ListObjectAnnotationsCommand,
+  PutBucketAbacCommand,
+  PutObjectCommand,
+  UpdateBucketMetadataJournalTableConfigurationCommand,
+  UpdateObjectEncryptionCommand,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
@@ -158,5 +169,64 @@ describe('bucket reads', () => {
         'ListBucketAnalyticsConfigurations is not offered by this gateway: an Amazon S3 analytics, inventory or tiering feature that Ceph RGW and MinIO-compatible stores do not have.',
       requestIdMatches: true,
     });
+  });
+
+  it('refuses the newest SDK operations as the catalogue says, naming them: none reaches the store', async () => {
+    const before = backend.requests.length;
+    const client = pathStyleClient(gateway);
+    const Bucket = 'reads-private';
+    const notOffered = [
+      {
+        send: () => client.send(new GetBucketAbacCommand({ Bucket })),
+        message:
+          "GetBucketAbac is not offered by this gateway: attribute-based access control is evaluated by AWS IAM; here a credential's scope decides what it may do.",
+      },
+      {
+        send: () => client.send(new GetBucketMetadataConfigurationCommand({ Bucket })),
+        message:
+          'GetBucketMetadataConfiguration is not offered by this gateway: S3 Metadata tables live in AWS, not in the object store.',
+      },
+      {
+        send: () =>
+          client.send(new GetObjectAnnotationCommand({ Bucket, Key: 'k', AnnotationName: 'colour' })),
+        message:
+          'GetObjectAnnotation is not offered by this gateway: object annotations are an Amazon S3 feature that Ceph RGW and MinIO-compatible stores do not have.',
+      },
+      {
+        send: () =>
+          client.send(new ListObjectAnnotationsCommand({ Bucket, Key: 'k', MaxAnnotationResults: 5 })),
+        message:
+          'ListObjectAnnotations is not offered by this gateway: object annotations are an Amazon S3 feature that Ceph RGW and MinIO-compatible stores do not have.',
+      },
+      {
+        send: () =>
+          client.send(
+            new UpdateObjectEncryptionCommand({
+              Bucket,
+              Key: 'k',
+              ObjectEncryption: { SSEKMS: { KMSKeyArn: 'arn:aws:kms:us-east-1:1:key/k' } },
+            }),
+          ),
+        message:
+          "UpdateObjectEncryption is not offered by this gateway: it re-keys an object's SSE-KMS encryption with AWS KMS keys, which neither Ceph RGW nor this gateway has.",
+      },
+    ];
+    for (const { send, message } of notOffered) {
+      await expectS3Error(send(), { code: 'NotImplemented', status: 501, message });
+    }
+    for (const send of [
+      () => client.send(new PutBucketAbacCommand({ Bucket, AbacStatus: { Status: 'Enabled' } })),
+      () =>
+        client.send(
+          new UpdateBucketMetadataJournalTableConfigurationCommand({
+            Bucket,
+            JournalTableConfiguration: { RecordExpiration: { Expiration: 'DISABLED' } },
+          }),
+        ),
+      () => client.send(new DeleteBucketMetadataConfigurationCommand({ Bucket })),
+    ]) {
+      await expectS3Error(send(), { code: 'MethodNotAllowed', status: 405 });
+    }
+    expect(backend.requests.length).toBe(before);
   });
 });
