@@ -75,6 +75,10 @@ const OBJECT_ANNOTATIONS = notOffered(
 const ABAC = notOffered(
   "attribute-based access control is evaluated by AWS IAM; here a credential's scope decides what it may do",
 );
+/** Why the gateway answers a bucket configuration read itself. */
+const NEVER_CONFIGURED =
+  'its write is a bucket-level write (405) and the control plane sets none, and Ceph RGW 16.2 answers the bucket listing to';
+
 const OBJECT_LOCK_WRITE = notOffered(
   'object lock needs a bucket created with it, and buckets are created by the control plane without',
 );
@@ -167,7 +171,10 @@ export const OPERATION_CATALOGUE = [
     method: 'GET',
     level: 'bucket',
     subresource: 'encryption',
-    treatment: FORWARDED,
+    treatment: {
+      kind: 'answered',
+      how: `ServerSideEncryptionConfigurationNotFoundError: ${NEVER_CONFIGURED} ?encryption`,
+    },
   },
   {
     name: 'GetBucketLifecycleConfiguration',
@@ -182,7 +189,10 @@ export const OPERATION_CATALOGUE = [
     method: 'GET',
     level: 'bucket',
     subresource: 'ownershipControls',
-    treatment: FORWARDED,
+    treatment: {
+      kind: 'answered',
+      how: `OwnershipControlsNotFoundError: ${NEVER_CONFIGURED} ?ownershipControls`,
+    },
   },
   {
     name: 'GetPublicAccessBlock',
@@ -213,7 +223,10 @@ export const OPERATION_CATALOGUE = [
     method: 'GET',
     level: 'bucket',
     subresource: 'accelerate',
-    treatment: FORWARDED,
+    treatment: {
+      kind: 'answered',
+      how: `an empty AccelerateConfiguration (no Status), as S3 answers for a bucket never accelerated: ${NEVER_CONFIGURED} ?accelerate`,
+    },
   },
   {
     name: 'GetBucketReplication',
