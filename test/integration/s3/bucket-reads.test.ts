@@ -189,6 +189,39 @@ describe('bucket reads', () => {
     expect(describeRawError(unasked)).toMatchObject({ status: 400, code: 'InvalidArgument' });
   });
 
+  it('gives an anonymous reader of a public bucket the objects as they are now, never a version', async () => {
+    await pathStyleClient(gateway).send(
+      new PutObjectCommand({ Bucket: 'reads-public', Key: 'shown.txt', Body: 'for everyone' }),
+    );
+    const anonymous = (method: string, target: string) =>
+      sendRaw(gateway.s3Url, { method, target, headers: { 'user-agent': 'curl/8.5.0' } });
+    const current = await anonymous('GET', '/reads-public/shown.txt');
+    expect([current.status, current.body]).toEqual([200, 'for everyone']);
+    const before = backend.requests.length;
+    for (const method of ['GET', 'HEAD']) {
+      const version = await anonymous(
+        method,
+        '/reads-public/shown.txt?versionId=3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY',
+      );
+      expect(version.status, method).toBe(403);
+      if (method === 'GET') {
+        expect(describeRawError(version)).toEqual({
+          status: 403,
+          code: 'AccessDenied',
+          message: 'Access Denied',
+          requestIdMatches: true,
+        });
+      }
+    }
+    const nullVersion = await anonymous('GET', '/reads-public/shown.txt?versionId=null');
+    expect(describeRawError(nullVersion)).toMatchObject({ status: 403, code: 'AccessDenied' });
+    expect(backend.requests.length).toBe(before);
+    // A key of the organisation still reads versions of the same bucket.
+    const signed = await get('/reads-public/shown.txt', { versionId: 'null' });
+    expect(signed.status).not.toBe(403);
+    expect(backend.requests.length).toBe(before + 1);
+  });
+
   it('keeps bucket reads to keys whose scope covers the bucket', async () => {
     const outsider = await createCredential(gateway, {
       scope: { buckets: ['elsewhere'], level: 'read-only' },
