@@ -154,6 +154,12 @@ export const S3_ERRORS = {
     'Invalid according to Policy: Policy expired.',
     'presign_expired',
   ),
+  PostPolicyLifetimeTooLong: entry(
+    'AccessDenied',
+    403,
+    'Invalid according to Policy: the policy expiration must be at most 604800 seconds (7 days) after its x-amz-date.',
+    'presign_expired',
+  ),
   PostPolicyConditionFailed: entry(
     'AccessDenied',
     403,
