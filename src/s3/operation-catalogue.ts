@@ -39,7 +39,7 @@ export interface CatalogueEntry {
   readonly treatment: Treatment;
   /** The method a credential's scope must allow, when not the request's (DeleteObjects deletes). */
   readonly scopeMethod?: HttpMethod;
-  /** Anonymous callers may use it on a public bucket. */
+  /** Anonymous callers may use it on a public bucket (its objects as they are now: no `versionId`). */
   readonly publicRead?: true;
   /** Names the same request answers to in older references (GetBucketLifecycle…). */
   readonly aliases?: readonly string[];
@@ -645,7 +645,7 @@ export const OPERATION_CATALOGUE = [
     subresource: 'attributes',
     treatment: {
       kind: 'answered',
-      how: 'from a HEAD of the object at the store (Ceph RGW 16.2 answers it with the object itself)',
+      how: 'from a HEAD of the object at the store (Ceph RGW 16.2 answers it with the object itself); ObjectParts gives PartsCount only, from a multipart ETag, so max-parts and part-number-marker change nothing (S3 lists parts only for objects uploaded with checksums, which RGW 16.2 does not keep)',
     },
   },
   {
