@@ -103,8 +103,10 @@ export function checkPostPolicy(
   fields: ReadonlyMap<string, string>,
   times: { readonly now: Date; readonly signedAt: Date },
 ): PolicyVerdict {
-  const lifetimeMs = policy.expiration.getTime() - times.signedAt.getTime();
-  if (lifetimeMs > MAX_PRESIGN_SECONDS * 1000) return { ok: false, failure: 'lifetime', detail: '' };
+  // In whole seconds, as x-amz-date counts: signers date the form to the second and put the
+  // milliseconds of the same instant into the expiration (the AWS SDKs' 604800 s is allowed).
+  const lifetimeSeconds = Math.floor((policy.expiration.getTime() - times.signedAt.getTime()) / 1000);
+  if (lifetimeSeconds > MAX_PRESIGN_SECONDS) return { ok: false, failure: 'lifetime', detail: '' };
   if (times.now.getTime() >= policy.expiration.getTime())
     return { ok: false, failure: 'expired', detail: '' };
   let lengthRange: { min: number; max: number } | null = null;

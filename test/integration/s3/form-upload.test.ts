@@ -418,6 +418,11 @@ describe('browser form uploads (POST Object)', () => {
     expect(puts('lifetime/long.txt')).toBe(1);
   });
 
+  it("takes the longest policy the AWS SDK's createPresignedPost makes for 7 days", async () => {
+    const form = await presignedPost(writer, { Key: 'lifetime/week.txt', Expires: 604_800 });
+    expect((await post(form, 'a week')).status).toBe(204);
+  });
+
   it('refuses a form dated in the future beyond the clock skew allowance (it would outlive 7 days)', async () => {
     const future = new Date(Date.now() + 3_600_000);
     const form = handSignedForm(

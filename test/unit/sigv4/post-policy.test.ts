@@ -94,10 +94,12 @@ describe('form upload policies', () => {
       parsePostPolicy(encode({ expiration, conditions: [{ bucket: 'b' }] }))!;
     const fields = new Map([['bucket', 'b']]);
     const times = { now: new Date('2026-11-25T12:05:00Z'), signedAt };
-    expect(checkPostPolicy(expiring('2026-12-02T12:00:00Z'), fields, times)).toEqual({
-      ok: true,
-      lengthRange: null,
-    });
+    for (const expiration of ['2026-12-02T12:00:00Z', '2026-12-02T12:00:00.999Z']) {
+      expect(checkPostPolicy(expiring(expiration), fields, times), expiration).toEqual({
+        ok: true,
+        lengthRange: null,
+      });
+    }
     for (const expiration of ['2026-12-02T12:00:01Z', '2027-11-25T12:00:00Z']) {
       expect(checkPostPolicy(expiring(expiration), fields, times), expiration).toEqual({
         ok: false,
