@@ -2,7 +2,7 @@
  * docs/s3-compatibility.md, rendered from the storage endpoint's operation catalogue
  * (src/s3/operation-catalogue.ts): the page users read and the table the code routes by are one.
  */
-import { OPERATION_CATALOGUE, type CatalogueEntry } from '../src/s3/operation-catalogue.js';
+import { namingParameter, OPERATION_CATALOGUE, type CatalogueEntry } from '../src/s3/operation-catalogue.js';
 
 const HEADER = `# S3 compatibility
 
@@ -19,10 +19,34 @@ Every operation of the Amazon S3 API and what the gateway's storage endpoint doe
 - **501**: not offered, refused with \`NotImplemented\` and the reason in its message.
 
 Anonymous requests may only read objects (GetObject, HeadObject) of a bucket made public through the
-control plane; anything else, an anonymous ListBuckets included, is \`AccessDenied\` (there is no
-organisation to list the buckets of; Ceph RGW would answer an empty list). Whatever the operation, a suspended organisation gets \`AccountProblem\`, and the
-protocol rules of the service specification apply (conditional GETs, per-chunk signed streaming
-and storage classes other than STANDARD are refused).
+control plane, and only as they are now: one naming a \`versionId\` is \`AccessDenied\` "Access Denied"
+(S3 grants versions apart, as \`s3:GetObjectVersion\`, and a public bucket's older versions, those
+behind a delete marker included, may be what its owner replaced or deleted on purpose); anything
+else, an anonymous ListBuckets included, is \`AccessDenied\` (there is no organisation to list the
+buckets of; Ceph RGW would answer an empty list). Whatever the operation, a suspended organisation
+gets \`AccountProblem\`, and the protocol rules of the service specification apply (conditional GETs,
+per-chunk signed streaming and storage classes other than STANDARD are refused).
+
+Versioned buckets: versioning is turned on at the object store (PutBucketVersioning is a bucket-level
+write); version reads, listings, version deletes and copies from a version are forwarded under the
+scope's read (or delete, or write) permission. With Ceph RGW 16.2 a version that does not exist is
+\`NoSuchKey\` (S3: \`NoSuchVersion\`; GetObjectAttributes, answered here, says \`NoSuchVersion\`), and a
+copy's answer names neither its version nor its source's.
+
+Listings (ListObjects, ListObjectsV2 with \`fetch-owner\`, ListObjectVersions, ListMultipartUploads,
+ListParts) stream from the store as it answers them: their \`Owner\` and \`Initiator\` are the store
+user the gateway signs as, the same for every organisation (its user id and display name, not a
+credential), where the ACL answers name the organisation. They are not rewritten, as that would mean
+parsing every listing page in the gateway; give the backend user a neutral id and display name.
+
+Browser form uploads (PostObject): the policy's signature, expiry and conditions are verified, then
+the upload is authorised, banned and limited as the PutObject it amounts to. A policy lives at most
+7 days, like a presigned URL: one whose \`expiration\` is more than 604800 seconds after the form's
+\`x-amz-date\` is \`AccessDenied\` ("Invalid according to Policy: the policy expiration must be at
+most 604800 seconds (7 days) after its x-amz-date."), and a form dated more than fifteen minutes
+ahead is \`RequestTimeTooSkewed\` (S3 bounds a policy only by its \`expiration\`). The bucket's CORS
+rules decide which pages may read a form's answer, errors included; as on S3 they do not authorise
+the upload itself, which its signed policy does.
 
 Tenant limits apply to every operation (README, "Quotas and rate limits"): a request over its
 organisation's or its credential's request rate gets \`SlowDown\` (503) with \`Retry-After\`, and an
@@ -34,7 +58,7 @@ function request(entry: CatalogueEntry): string {
   const target = entry.level === 'service' ? '/' : entry.level === 'bucket' ? '/{bucket}' : '/{bucket}/{key}';
   const query = [entry.subresource, entry.selector].filter((part) => part !== null && part !== undefined);
   const copy = entry.copy === true ? ' + `x-amz-copy-source`' : '';
-  const id = entry.withId === true ? '&id=' : '';
+  const id = entry.withId === true ? `&${namingParameter(entry)}=` : '';
   return `\`${entry.method} ${target}${query.length === 0 ? '' : `?${query.join('&')}`}${id}\`${copy}`;
 }
 

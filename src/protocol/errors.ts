@@ -154,6 +154,12 @@ export const S3_ERRORS = {
     'Invalid according to Policy: Policy expired.',
     'presign_expired',
   ),
+  PostPolicyLifetimeTooLong: entry(
+    'AccessDenied',
+    403,
+    'Invalid according to Policy: the policy expiration must be at most 604800 seconds (7 days) after its x-amz-date.',
+    'presign_expired',
+  ),
   PostPolicyConditionFailed: entry(
     'AccessDenied',
     403,
@@ -206,6 +212,16 @@ export const S3_ERRORS = {
   ),
   NoSuchKey: entry('NoSuchKey', 404, 'The specified key does not exist.'),
   NoSuchCORSConfiguration: entry('NoSuchCORSConfiguration', 404, 'The CORS configuration does not exist.'),
+  NoBucketEncryptionConfiguration: entry(
+    'ServerSideEncryptionConfigurationNotFoundError',
+    404,
+    'The server side encryption configuration was not found.',
+  ),
+  NoBucketOwnershipControls: entry(
+    'OwnershipControlsNotFoundError',
+    404,
+    'The bucket ownership controls were not found.',
+  ),
   NoSuchVersion: entry('NoSuchVersion', 404, 'The specified version does not exist.'),
   NoSuchUpload: entry(
     'NoSuchUpload',
@@ -432,9 +448,7 @@ export const STORE_ERROR_MESSAGES: Readonly<Record<string, string>> = {
   NoSuchBucketPolicy: 'The bucket has no bucket policy.',
   NoSuchTagSet: 'The bucket has no tags.',
   NoSuchLifecycleConfiguration: 'The bucket has no lifecycle configuration.',
-  ServerSideEncryptionConfigurationNotFoundError: 'The bucket has no default encryption configuration.',
   NoSuchPublicAccessBlockConfiguration: 'The bucket has no public access block configuration.',
-  OwnershipControlsNotFoundError: 'The bucket has no ownership controls.',
   ObjectLockConfigurationNotFoundError: 'The bucket has no object lock configuration.',
   NoSuchObjectLockConfiguration: 'The object has no retention or legal hold.',
   NoSuchWebsiteConfiguration: 'The bucket has no website configuration.',

@@ -31,12 +31,15 @@ export interface CatalogueEntry {
   readonly subresource: string | null;
   /** Only with an `x-amz-copy-source` header (true) or without (false); absent: either. */
   readonly copy?: boolean;
-  /** Only with (true) or without (false) an `id` parameter (the per-configuration bucket reads). */
+  /**
+   * Only with (true) or without (false) the parameter that names one configuration or annotation:
+   * `id` for the per-configuration bucket reads, `annotationName` for object annotations.
+   */
   readonly withId?: boolean;
   readonly treatment: Treatment;
   /** The method a credential's scope must allow, when not the request's (DeleteObjects deletes). */
   readonly scopeMethod?: HttpMethod;
-  /** Anonymous callers may use it on a public bucket. */
+  /** Anonymous callers may use it on a public bucket (its objects as they are now: no `versionId`). */
   readonly publicRead?: true;
   /** Names the same request answers to in older references (GetBucketLifecycle…). */
   readonly aliases?: readonly string[];
@@ -47,6 +50,11 @@ export interface CatalogueEntry {
   readonly unroutable?: string;
   /** A variant of another entry's request, told apart by this query parameter (`list-type=2`). */
   readonly selector?: string;
+}
+
+/** The parameter that names one configuration or annotation, for an entry with `withId`. */
+export function namingParameter(entry: Pick<CatalogueEntry, 'subresource'>): string {
+  return entry.subresource === 'annotation' ? 'annotationName' : 'id';
 }
 
 const FORWARDED = { kind: 'forwarded' } as const;
@@ -61,6 +69,16 @@ const AWS_ONLY = notOffered(
 );
 const DIRECTORY_BUCKETS = notOffered('S3 Express One Zone directory buckets only');
 const METADATA_TABLES = notOffered('S3 Metadata tables live in AWS, not in the object store');
+const OBJECT_ANNOTATIONS = notOffered(
+  'object annotations are an Amazon S3 feature that Ceph RGW and MinIO-compatible stores do not have',
+);
+const ABAC = notOffered(
+  "attribute-based access control is evaluated by AWS IAM; here a credential's scope decides what it may do",
+);
+/** Why the gateway answers a bucket configuration read itself. */
+const NEVER_CONFIGURED =
+  'its write is a bucket-level write (405) and the control plane sets none, and Ceph RGW 16.2 answers the bucket listing to';
+
 const OBJECT_LOCK_WRITE = notOffered(
   'object lock needs a bucket created with it, and buckets are created by the control plane without',
 );
@@ -153,7 +171,10 @@ export const OPERATION_CATALOGUE = [
     method: 'GET',
     level: 'bucket',
     subresource: 'encryption',
-    treatment: FORWARDED,
+    treatment: {
+      kind: 'answered',
+      how: `ServerSideEncryptionConfigurationNotFoundError: ${NEVER_CONFIGURED} ?encryption`,
+    },
   },
   {
     name: 'GetBucketLifecycleConfiguration',
@@ -168,7 +189,10 @@ export const OPERATION_CATALOGUE = [
     method: 'GET',
     level: 'bucket',
     subresource: 'ownershipControls',
-    treatment: FORWARDED,
+    treatment: {
+      kind: 'answered',
+      how: `OwnershipControlsNotFoundError: ${NEVER_CONFIGURED} ?ownershipControls`,
+    },
   },
   {
     name: 'GetPublicAccessBlock',
@@ -199,7 +223,10 @@ export const OPERATION_CATALOGUE = [
     method: 'GET',
     level: 'bucket',
     subresource: 'accelerate',
-    treatment: FORWARDED,
+    treatment: {
+      kind: 'answered',
+      how: `an empty AccelerateConfiguration (no Status), as S3 answers for a bucket never accelerated: ${NEVER_CONFIGURED} ?accelerate`,
+    },
   },
   {
     name: 'GetBucketReplication',
@@ -286,6 +313,14 @@ export const OPERATION_CATALOGUE = [
     subresource: 'metadataTable',
     treatment: METADATA_TABLES,
   },
+  {
+    name: 'GetBucketMetadataConfiguration',
+    method: 'GET',
+    level: 'bucket',
+    subresource: 'metadataConfiguration',
+    treatment: METADATA_TABLES,
+  },
+  { name: 'GetBucketAbac', method: 'GET', level: 'bucket', subresource: 'abac', treatment: ABAC },
 
   // Buckets: writes, the control plane's (any PUT or DELETE of a bucket).
   { name: 'CreateBucket', method: 'PUT', level: 'bucket', subresource: null, treatment: BUCKET_WRITE },
@@ -513,10 +548,46 @@ export const OPERATION_CATALOGUE = [
     treatment: BUCKET_WRITE,
   },
   {
+    name: 'DeleteBucketMetadataConfiguration',
+    method: 'DELETE',
+    level: 'bucket',
+    subresource: 'metadataConfiguration',
+    treatment: BUCKET_WRITE,
+  },
+  {
+    name: 'UpdateBucketMetadataInventoryTableConfiguration',
+    method: 'PUT',
+    level: 'bucket',
+    subresource: 'metadataInventoryTable',
+    treatment: BUCKET_WRITE,
+  },
+  {
+    name: 'UpdateBucketMetadataJournalTableConfiguration',
+    method: 'PUT',
+    level: 'bucket',
+    subresource: 'metadataJournalTable',
+    treatment: BUCKET_WRITE,
+  },
+  {
+    name: 'UpdateBucketMetadataAnnotationTableConfiguration',
+    method: 'PUT',
+    level: 'bucket',
+    subresource: 'metadataAnnotationTable',
+    treatment: BUCKET_WRITE,
+  },
+  { name: 'PutBucketAbac', method: 'PUT', level: 'bucket', subresource: 'abac', treatment: BUCKET_WRITE },
+  {
     name: 'CreateBucketMetadataTableConfiguration',
     method: 'POST',
     level: 'bucket',
     subresource: 'metadataTable',
+    treatment: METADATA_TABLES,
+  },
+  {
+    name: 'CreateBucketMetadataConfiguration',
+    method: 'POST',
+    level: 'bucket',
+    subresource: 'metadataConfiguration',
     treatment: METADATA_TABLES,
   },
   {
@@ -574,7 +645,7 @@ export const OPERATION_CATALOGUE = [
     subresource: 'attributes',
     treatment: {
       kind: 'answered',
-      how: 'from a HEAD of the object at the store (Ceph RGW 16.2 answers it with the object itself)',
+      how: 'from a HEAD of the object at the store (Ceph RGW 16.2 answers it with the object itself); ObjectParts gives PartsCount only, from a multipart ETag, so max-parts and part-number-marker change nothing (S3 lists parts only for objects uploaded with checksums, which RGW 16.2 does not keep)',
     },
   },
   {
@@ -630,6 +701,45 @@ export const OPERATION_CATALOGUE = [
     level: 'object',
     subresource: 'legal-hold',
     treatment: OBJECT_LOCK_WRITE,
+  },
+  {
+    name: 'UpdateObjectEncryption',
+    method: 'PUT',
+    level: 'object',
+    subresource: 'encryption',
+    treatment: notOffered(
+      "it re-keys an object's SSE-KMS encryption with AWS KMS keys, which neither Ceph RGW nor this gateway has",
+    ),
+  },
+  {
+    name: 'GetObjectAnnotation',
+    method: 'GET',
+    level: 'object',
+    subresource: 'annotation',
+    withId: true,
+    treatment: OBJECT_ANNOTATIONS,
+  },
+  {
+    name: 'ListObjectAnnotations',
+    method: 'GET',
+    level: 'object',
+    subresource: 'annotation',
+    withId: false,
+    treatment: OBJECT_ANNOTATIONS,
+  },
+  {
+    name: 'PutObjectAnnotation',
+    method: 'PUT',
+    level: 'object',
+    subresource: 'annotation',
+    treatment: OBJECT_ANNOTATIONS,
+  },
+  {
+    name: 'DeleteObjectAnnotation',
+    method: 'DELETE',
+    level: 'object',
+    subresource: 'annotation',
+    treatment: OBJECT_ANNOTATIONS,
   },
   {
     name: 'GetObjectTorrent',

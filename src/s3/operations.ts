@@ -58,9 +58,11 @@ export type Classification =
 
 /** Query parameters that select an operation (S3's subresources). Any of them not routed below is refused. */
 const SUBRESOURCES: ReadonlySet<string> = new Set([
+  'abac',
   'accelerate',
   'acl',
   'analytics',
+  'annotation',
   'attributes',
   'cors',
   'delete',
@@ -71,7 +73,10 @@ const SUBRESOURCES: ReadonlySet<string> = new Set([
   'lifecycle',
   'location',
   'logging',
+  'metadataAnnotationTable',
   'metadataConfiguration',
+  'metadataInventoryTable',
+  'metadataJournalTable',
   'metadataTable',
   'metrics',
   'notification',
@@ -217,6 +222,8 @@ export function classifyOperation(
   let subresource: string | null = null;
   let listV2 = false;
   let withId = false;
+  /** A parameter no offered operation takes: the request cannot be forwarded as it is. */
+  let unforwardable = false;
   for (const { name, value } of query) {
     if (SUBRESOURCES.has(name)) {
       if (subresource !== null && subresource !== name) return notImplemented;
@@ -224,12 +231,19 @@ export function classifyOperation(
     } else if (REFINING_PARAMETERS.has(name)) {
       if (name === 'list-type' && value === '2') listV2 = true;
       else if (name === 'id') withId = true;
+    } else if (name === 'annotationName') {
+      // Names one annotation (GetObjectAnnotation rather than ListObjectAnnotations); neither is offered.
+      withId = true;
+      unforwardable = true;
     } else if (!isPresignAuthParameter(name) && !isHoistedHeaderParameter(name)) {
-      return notImplemented;
+      unforwardable = true;
     }
   }
   const found = ROUTE_TABLE.get(routeKey(method, level, subresource, copy, withId));
   if (found === undefined) return notImplemented;
+  // An operation refused anyway is named, with its reason, whatever else its query holds.
+  if (!found.ok) return found;
+  if (unforwardable) return notImplemented;
   if (found.ok && found.operation.name === 'ListObjects' && listV2)
     return { ok: true, operation: LIST_OBJECTS_V2 };
   return found;

@@ -31,6 +31,11 @@ import type { SigV4Verifier } from '../sigv4/verify.js';
 import { renderBucketLocation } from './answers/bucket-location.js';
 import { answerListBuckets } from './answers/list-buckets.js';
 import { answerLiveness, isLivenessProbe } from './answers/liveness.js';
+import {
+  answerGetBucketAccelerateConfiguration,
+  answerGetBucketEncryption,
+  answerGetBucketOwnershipControls,
+} from './answers/bucket-configuration.js';
 import { answerGetBucketCors } from './answers/bucket-cors.js';
 import { answerGetBucketAcl, answerGetObjectAcl, answerPutObjectAcl } from './answers/object-acl.js';
 import { answerGetObjectAttributes } from './answers/object-attributes.js';
@@ -212,6 +217,9 @@ const ANSWERS: Readonly<
     sendXml(stage.exchange, 200, renderBucketLocation(pipeline.services.config.s3.regions[0] ?? 'us-east-1')),
   GetBucketAcl: (stage) => answerGetBucketAcl(stage),
   GetBucketCors: (stage) => answerGetBucketCors(stage),
+  GetBucketEncryption: () => answerGetBucketEncryption(),
+  GetBucketOwnershipControls: () => answerGetBucketOwnershipControls(),
+  GetBucketAccelerateConfiguration: (stage) => answerGetBucketAccelerateConfiguration(stage),
   GetObjectAcl: (stage, pipeline) => answerGetObjectAcl(stage, pipeline.upstream),
   GetObjectAttributes: (stage, pipeline) => answerGetObjectAttributes(stage, pipeline.upstream),
   PutObjectAcl: (stage, pipeline) => answerPutObjectAcl(stage, pipeline.upstream),

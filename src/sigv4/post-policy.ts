@@ -4,7 +4,12 @@
  * what the form may send: exact values (`{"key": "a"}`, `["eq", "$key", "a"]`), prefixes
  * (`["starts-with", "$key", "uploads/"]`) and the file's size (`["content-length-range", 0, 1048576]`);
  * and every field the form sends must be named by one of them (but the few S3 exempts).
+ *
+ * A policy lives at most as long as a presigned URL (service-spec §5.3 and §8: 7 days), counted
+ * from the form's x-amz-date. S3 itself bounds a POST policy only by its `expiration`, so a policy
+ * made client-side could otherwise stay valid for years; the gateway refuses it instead.
  */
+import { MAX_PRESIGN_SECONDS } from '../protocol/limits.js';
 
 export type PolicyCondition =
   | {
@@ -83,21 +88,27 @@ export type PolicyVerdict =
   | { readonly ok: true; readonly lengthRange: { readonly min: number; readonly max: number } | null }
   | {
       readonly ok: false;
-      readonly failure: 'expired' | 'condition' | 'extra-field';
+      readonly failure: 'lifetime' | 'expired' | 'condition' | 'extra-field';
       readonly detail: string;
     };
 
 /**
  * Holds the form against its policy. `fields` are the form's fields by lower-case name, plus
- * `bucket` (the addressed bucket, which conditions may name). The file's size is checked against
- * the `content-length-range` the verdict returns, once known.
+ * `bucket` (the addressed bucket, which conditions may name); `signedAt` is the form's verified
+ * x-amz-date. The file's size is checked against the `content-length-range` the verdict returns,
+ * once known.
  */
 export function checkPostPolicy(
   policy: PostPolicy,
   fields: ReadonlyMap<string, string>,
-  now: Date,
+  times: { readonly now: Date; readonly signedAt: Date },
 ): PolicyVerdict {
-  if (now.getTime() >= policy.expiration.getTime()) return { ok: false, failure: 'expired', detail: '' };
+  // In whole seconds, as x-amz-date counts: signers date the form to the second and put the
+  // milliseconds of the same instant into the expiration (the AWS SDKs' 604800 s is allowed).
+  const lifetimeSeconds = Math.floor((policy.expiration.getTime() - times.signedAt.getTime()) / 1000);
+  if (lifetimeSeconds > MAX_PRESIGN_SECONDS) return { ok: false, failure: 'lifetime', detail: '' };
+  if (times.now.getTime() >= policy.expiration.getTime())
+    return { ok: false, failure: 'expired', detail: '' };
   let lengthRange: { min: number; max: number } | null = null;
   const named = new Set<string>();
   for (const rule of policy.conditions) {

@@ -99,12 +99,15 @@ export interface FormSignature {
   readonly date: string | undefined;
   readonly policy: string | undefined;
   readonly signature: string | undefined;
+  readonly now: Date;
 }
 
 export interface FormVerified<Credential extends object> {
   readonly ok: true;
   readonly credential: Credential;
   readonly accessKeyId: string;
+  /** The form's x-amz-date: the policy's lifetime counts from it. */
+  readonly signedAt: Date;
 }
 
 export interface Anonymous {
@@ -275,13 +278,26 @@ export class SigV4Verifier<Credential extends object> {
     if (timestamp === undefined || scopeDateOf(timestamp.amzDate) !== parsed.scope.date) {
       return failure('FormAuthenticationMalformed', named);
     }
+    // As for a presigned URL: a form dated in the future beyond the skew allowance would extend
+    // its policy's lifetime (which counts from this date) by as much.
+    if (timestamp.instant.getTime() - form.now.getTime() > this.#maxSkewMs) {
+      return failure('RequestTimeTooSkewed', {
+        ...named,
+        details: skewDetails(date.trim(), form.now, this.#maxSkewMs),
+      });
+    }
     let matched = false;
     for (let slot = 0; slot < found.secrets.length; slot += 1) {
       const key = this.#keys.signingKey(found.credential, slot, found.secrets[slot] as string, parsed.scope);
       if (signaturesEqual(signStringToSign(key, policy), signature.toLowerCase())) matched = true;
     }
     if (!matched) return failure('SignatureDoesNotMatch', named);
-    return { ok: true, credential: found.credential, accessKeyId: parsed.accessKeyId };
+    return {
+      ok: true,
+      credential: found.credential,
+      accessKeyId: parsed.accessKeyId,
+      signedAt: timestamp.instant,
+    };
   }
 
   async #find(accessKeyId: string): Promise<FoundCredential<Credential> | null> {

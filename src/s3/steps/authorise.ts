@@ -187,6 +187,11 @@ export async function authorise(
     // Suspension refuses public reads too.
     organisation = await activeOrganisation(exchange, cache, entry.bucket.organisationId);
     if (!entry.bucket.public || !operation.publicRead) throw new S3Error('AnonymousAccessDenied');
+    // A public bucket shows its objects as they are now. A version (even the current one, named)
+    // is what S3 grants apart as s3:GetObjectVersion, and an older one may be what the owner
+    // replaced or deleted on purpose (behind a delete marker): making a bucket public grants neither.
+    if (stage.query.some((parameter) => parameter.name === 'versionId'))
+      throw new S3Error('AnonymousAccessDenied');
   }
   exchange.authorised = true;
   return { ...stage, operation, entry, organisation, copySource };

@@ -62,23 +62,28 @@ export async function authenticateForm(
   const { fields } = head;
   // A form without a signature is an anonymous write, which no bucket here allows.
   if (!fields.has('x-amz-signature') && !fields.has('policy')) throw new S3Error('AnonymousAccessDenied');
+  const now = new Date();
   const result = await verifier.authenticateForm({
     algorithm: fields.get('x-amz-algorithm'),
     credential: fields.get('x-amz-credential'),
     date: fields.get('x-amz-date'),
     policy: fields.get('policy'),
     signature: fields.get('x-amz-signature'),
+    now,
   });
   exchange.accessKeyId = result.accessKeyId ?? null;
   if (!result.ok) throw new S3Error(result.error, result.details);
   const { credential } = result;
-  const now = new Date();
   if (credentialExpired(credential, now)) throw new S3Error('ExpiredAccessKey');
 
   const policy = parsePostPolicy(fields.get('policy') ?? '');
   if (policy === null) throw new S3Error('InvalidPolicyDocument');
-  const verdict = checkPostPolicy(policy, new Map([...fields, ['bucket', stage.bucket ?? '']]), now);
+  const verdict = checkPostPolicy(policy, new Map([...fields, ['bucket', stage.bucket ?? '']]), {
+    now,
+    signedAt: result.signedAt,
+  });
   if (!verdict.ok) {
+    if (verdict.failure === 'lifetime') throw new S3Error('PostPolicyLifetimeTooLong');
     if (verdict.failure === 'expired') throw new S3Error('PostPolicyExpired');
     throw verdict.failure === 'condition'
       ? new S3Error(

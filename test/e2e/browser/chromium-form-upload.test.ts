@@ -2,9 +2,9 @@
  * Browser form uploads (POST Object) in real headless Chromium, in front of Ceph RGW: a form
  * presigned through the control plane, sent by a plain HTML form (submit, then the redirect S3
  * answers a form with) and by fetch with FormData from a page whose origin the bucket's CORS rule
- * names.
+ * names (which reads the answer's ETag) and from one it does not name (which cannot read the answer).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -92,7 +92,12 @@ describe('chromium form uploads', () => {
     writeFileSync(path.join(workDir, file.name), file.content);
     pages = await servePages();
     await world.tenant.owner.putCors(world.tenant.bucket, [
-      { allowedOrigins: [pages.origin], allowedMethods: ['POST', 'GET'], maxAgeSeconds: 60 },
+      {
+        allowedOrigins: [pages.origin],
+        allowedMethods: ['POST', 'GET'],
+        exposeHeaders: ['ETag'],
+        maxAgeSeconds: 60,
+      },
     ]);
     const about = await runProcess(CHROMIUM, ['--version'], { env: isolatedEnv(workDir) });
     version = /Chromium (\S+)/.exec(about.stdout)?.[1] ?? 'unknown';
@@ -160,9 +165,50 @@ describe('chromium form uploads', () => {
       },
       [presigned.url, presigned.fields ?? {}] as const,
     )) as { status?: number; etag?: string | null; error?: string };
-    expect(result.status).toBe(204);
+    // The rule exposes ETag, so the page reads the stored object's.
+    expect(result).toEqual({
+      status: 204,
+      etag: `"${createHash('md5').update(file.content).digest('hex')}"`,
+    });
     const stored = await storedObject(world, world.tenant.bucket, 'forms/fetched.txt');
     expect(stored?.body.toString('utf8')).toBe(file.content);
     await page.close();
+  });
+
+  it('a page from an origin without a CORS rule cannot read the answer; the policy, not CORS, allows the upload (as on S3)', async (test) => {
+    tag(test);
+    const stranger = await servePages();
+    try {
+      const presigned = await world.tenant.owner.presign(world.tenant.bucket, {
+        key: 'forms/stranger.txt',
+        method: 'POST',
+        accessKeyId: world.tenant.readWrite.accessKeyId,
+        expiresIn: 300,
+      });
+      const page = await context.newPage();
+      await page.goto(`${stranger.origin}/fetch`);
+      const result = (await page.evaluate(
+        async ([url, fields]) => {
+          const data = new FormData();
+          for (const [name, value] of Object.entries(fields)) data.append(name, value);
+          data.append('file', new Blob(['from a stranger']), 'stranger.txt');
+          try {
+            const response = await fetch(url, { method: 'POST', body: data });
+            return { status: response.status };
+          } catch (error) {
+            return { error: String(error) };
+          }
+        },
+        [presigned.url, presigned.fields ?? {}] as const,
+      )) as { status?: number; error?: string };
+      expect(result).toEqual({ error: 'TypeError: Failed to fetch' });
+      // multipart/form-data needs no preflight: the browser sent the form, and its signed policy
+      // allowed it. CORS only kept its answer from the page.
+      const stored = await storedObject(world, world.tenant.bucket, 'forms/stranger.txt');
+      expect(stored?.body.toString('utf8')).toBe('from a stranger');
+      await page.close();
+    } finally {
+      await stranger.close();
+    }
   });
 });

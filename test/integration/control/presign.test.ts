@@ -166,7 +166,8 @@ describe('POST /v1/buckets/{bucket}/presign', () => {
       accessKeyId: writer.accessKeyId,
       contentType: 'text/plain',
       maxSizeBytes: 16,
-      expiresIn: 600,
+      // The longest lifetime: the storage endpoint accepts a policy of up to 7 days.
+      expiresIn: 604800,
     });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ method: 'POST', headers: {}, url: `${gw.s3Url}/presign-photos` });

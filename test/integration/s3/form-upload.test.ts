@@ -3,10 +3,12 @@
  * sent as multipart/form-data the way browsers send it; the file streamed to the store as a
  * PutObject, and nothing stored when the form or its policy does not hold.
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import http from 'node:http';
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../support/eventually.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import {
@@ -27,7 +29,19 @@ beforeAll(async () => {
   backend = await startRecordingBackend();
   gateway = await startTestGateway(backend.env);
   await createBucket(gateway, 'forms');
-  writer = await createCredential(gateway, { scope: { buckets: ['forms'], level: 'read-write' } });
+  await createBucket(gateway, 'forms-cors', {
+    cors: [
+      {
+        allowedOrigins: ['https://app.example'],
+        allowedMethods: ['POST'],
+        allowedHeaders: ['*'],
+        exposeHeaders: ['ETag'],
+      },
+    ],
+  });
+  writer = await createCredential(gateway, {
+    scope: { buckets: ['forms', 'forms-cors'], level: 'read-write' },
+  });
   reader = await createCredential(gateway, { scope: { buckets: ['forms'], level: 'read-only' } });
 });
 afterAll(async () => {
@@ -46,7 +60,7 @@ function sdk(credential: TestCredential): S3Client {
 
 async function presignedPost(
   credential: TestCredential,
-  options: Omit<PresignedPostOptions, 'Bucket'>,
+  options: Omit<PresignedPostOptions, 'Bucket'> & { Bucket?: string },
 ): Promise<{ url: string; fields: Record<string, string> }> {
   return createPresignedPost(sdk(credential) as never, { Bucket: 'forms', ...options });
 }
@@ -57,6 +71,7 @@ async function post(
   file: Buffer | string,
   extra: Record<string, string> = {},
   filename = 'photo.jpg',
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   const data = new FormData();
   for (const [name, value] of Object.entries({ ...form.fields, ...extra })) data.append(name, value);
@@ -64,7 +79,7 @@ async function post(
   return fetch(form.url, {
     method: 'POST',
     body: data,
-    headers: { 'user-agent': 'Mozilla/5.0 (form test)' },
+    headers: { 'user-agent': 'Mozilla/5.0 (form test)', ...headers },
   });
 }
 
@@ -85,9 +100,10 @@ function policySignature(credential: TestCredential, credentialField: string, po
 function handSignedForm(
   credential: TestCredential,
   document: { expiration: string; conditions: unknown[] },
+  signedAt = new Date(),
+  bucket = 'forms',
 ): { url: string; fields: Record<string, string> } {
-  const now = new Date();
-  const amzDate = now
+  const amzDate = signedAt
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
@@ -103,7 +119,7 @@ function handSignedForm(
   ];
   const policy = Buffer.from(JSON.stringify({ ...document, conditions })).toString('base64');
   return {
-    url: `${gateway.s3Url}/forms`,
+    url: `${gateway.s3Url}/${bucket}`,
     fields: {
       ...fields,
       Policy: policy,
@@ -273,5 +289,210 @@ describe('browser form uploads (POST Object)', () => {
       policySignature(writer, credential, form.fields.Policy ?? ''),
     );
     expect((await post(form, 'signed')).status).toBe(204);
+  });
+
+  it("refuses a file under the policy's content-length-range minimum, storing nothing", async () => {
+    const form = await presignedPost(writer, {
+      Key: 'range/empty.txt',
+      Conditions: [['content-length-range', 1, 16]],
+    });
+    expect(await errorOf(await post(form, ''))).toEqual({
+      status: 400,
+      code: 'EntityTooSmall',
+      message: "The file is smaller than the policy's content-length-range allows.",
+    });
+    expect((await post(form, 'x')).status).toBe(204);
+    expect(puts('range/empty.txt')).toBe(1);
+  });
+
+  it('holds the key to a starts-with condition: a key under the prefix is stored, one outside is refused', async () => {
+    const conditions = [{ bucket: 'forms' }, ['starts-with', '$key', 'inbox/']];
+    const expiration = new Date(Date.now() + 600_000).toISOString();
+    const outside = handSignedForm(writer, { expiration, conditions });
+    expect(await errorOf(await post(outside, 'x', { key: 'outbox/x.txt' }))).toEqual({
+      status: 403,
+      code: 'AccessDenied',
+      message: 'Invalid according to Policy: Policy Condition failed: ["starts-with","$key","inbox/"]',
+    });
+    expect(puts('outbox/x.txt')).toBe(0);
+    const inside = handSignedForm(writer, { expiration, conditions });
+    expect((await post(inside, 'x', { key: 'inbox/x.txt' })).status).toBe(204);
+    expect(puts('inbox/x.txt')).toBe(1);
+  });
+
+  it('answers success_action_status 200 with an empty body, and 204 for any other value', async () => {
+    const ok = await presignedPost(writer, {
+      Key: 'status/200.txt',
+      Fields: { success_action_status: '200' },
+    });
+    const answer = await post(ok, 'two hundred');
+    expect([answer.status, await answer.text()]).toEqual([200, '']);
+    expect(answer.headers.get('etag')).toBe(`"${createHash('md5').update('two hundred').digest('hex')}"`);
+    const other = await presignedPost(writer, {
+      Key: 'status/other.txt',
+      Fields: { success_action_status: '404' },
+    });
+    expect((await post(other, 'other')).status).toBe(204);
+  });
+
+  it('refuses a form signed with an expired access key', async () => {
+    const expired = await createCredential(gateway, {
+      scope: { buckets: ['forms'], level: 'read-write' },
+      expiresAt: new Date(Date.now() - 60_000),
+    });
+    const form = await presignedPost(expired, { Key: 'expired-key.txt' });
+    expect(await errorOf(await post(form, 'x'))).toEqual({
+      status: 403,
+      code: 'AccessDenied',
+      message: 'This access key has expired.',
+    });
+    expect(puts('expired-key.txt')).toBe(0);
+  });
+
+  it('bans in form fields what it bans in a PutObject: a public ACL, a storage class other than STANDARD', async () => {
+    const publicAcl = await presignedPost(writer, { Key: 'bans/acl.txt', Fields: { acl: 'public-read' } });
+    expect(await errorOf(await post(publicAcl, 'x'))).toEqual({
+      status: 501,
+      code: 'NotImplemented',
+      message: 'Only a private (owner full control) ACL is implemented.',
+    });
+    const glacier = await presignedPost(writer, {
+      Key: 'bans/glacier.txt',
+      Fields: { 'x-amz-storage-class': 'GLACIER' },
+    });
+    expect(await errorOf(await post(glacier, 'x'))).toEqual({
+      status: 501,
+      code: 'NotImplemented',
+      message: 'Only the STANDARD storage class is implemented.',
+    });
+    expect(puts('bans/acl.txt') + puts('bans/glacier.txt')).toBe(0);
+    const privateAcl = await presignedPost(writer, { Key: 'bans/private.txt', Fields: { acl: 'private' } });
+    expect((await post(privateAcl, 'x')).status).toBe(204);
+  });
+
+  it("answers a form from an origin the bucket's CORS rules allow with their headers, errors included", async () => {
+    const fromApp = { origin: 'https://app.example' };
+    const form = await presignedPost(writer, { Bucket: 'forms-cors', Key: 'cors/ok.txt' });
+    const stored = await post(form, 'x', {}, 'ok.txt', fromApp);
+    expect(stored.status).toBe(204);
+    expect(
+      Object.fromEntries([...stored.headers].filter(([name]) => name.startsWith('access-control-'))),
+    ).toEqual({
+      'access-control-allow-origin': 'https://app.example',
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': 'POST',
+      'access-control-expose-headers': 'ETag',
+    });
+    // An error carries them too, so the page can read why.
+    const refused = await post(form, 'x', { key: 'cors/other.txt' }, 'ok.txt', fromApp);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    // Another origin gets no CORS headers: its scripts cannot read the answer.
+    const elsewhere = await post(form, 'x', {}, 'ok.txt', { origin: 'https://elsewhere.example' });
+    expect([...elsewhere.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+  });
+
+  it('refuses a policy that would live more than 7 days after its x-amz-date, storing nothing', async () => {
+    // Whole seconds, as x-amz-date has them.
+    const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const conditions = [{ bucket: 'forms' }, { key: 'lifetime/long.txt' }];
+    const tooLong = handSignedForm(
+      writer,
+      { expiration: new Date(signedAt.getTime() + 604_800_000 + 1000).toISOString(), conditions },
+      signedAt,
+    );
+    expect(await errorOf(await post(tooLong, 'x', { key: 'lifetime/long.txt' }))).toEqual({
+      status: 403,
+      code: 'AccessDenied',
+      message:
+        'Invalid according to Policy: the policy expiration must be at most 604800 seconds (7 days) after its x-amz-date.',
+    });
+    // Signed six days ago for exactly seven: still valid, a day left.
+    const sixDaysAgo = new Date(signedAt.getTime() - 6 * 86_400_000);
+    const stillValid = handSignedForm(
+      writer,
+      { expiration: new Date(sixDaysAgo.getTime() + 604_800_000).toISOString(), conditions },
+      sixDaysAgo,
+    );
+    expect((await post(stillValid, 'x', { key: 'lifetime/long.txt' })).status).toBe(204);
+    expect(puts('lifetime/long.txt')).toBe(1);
+  });
+
+  it("takes the longest policy the AWS SDK's createPresignedPost makes for 7 days", async () => {
+    const form = await presignedPost(writer, { Key: 'lifetime/week.txt', Expires: 604_800 });
+    expect((await post(form, 'a week')).status).toBe(204);
+  });
+
+  it('refuses a form dated in the future beyond the clock skew allowance (it would outlive 7 days)', async () => {
+    const future = new Date(Date.now() + 3_600_000);
+    const form = handSignedForm(
+      writer,
+      {
+        expiration: new Date(future.getTime() + 86_400_000).toISOString(),
+        conditions: [{ bucket: 'forms' }, { key: 'lifetime/future.txt' }],
+      },
+      future,
+    );
+    expect(await errorOf(await post(form, 'x', { key: 'lifetime/future.txt' }))).toEqual({
+      status: 403,
+      code: 'RequestTimeTooSkewed',
+      message: "The difference between the request time and the server's time is too large.",
+    });
+    expect(puts('lifetime/future.txt')).toBe(0);
+  });
+
+  it('streams the file: the store has its first bytes before the browser has sent its last', async () => {
+    const form = await presignedPost(writer, { Key: 'stream/big.bin' });
+    const boundary = '----gatewayStreamBoundary';
+    const fields = Object.entries(form.fields)
+      .map(
+        ([name, value]) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+      )
+      .join('');
+    const head = Buffer.from(
+      `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+      'latin1',
+    );
+    const file = Buffer.alloc(8 * 1024 * 1024, 7);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1');
+    const target = new URL(form.url);
+    const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = http.request({
+        host: target.hostname,
+        port: target.port,
+        method: 'POST',
+        path: target.pathname,
+        headers: {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(head.length + file.length + tail.length),
+          'user-agent': 'Mozilla/5.0 (form test)',
+        },
+      });
+      request.once('response', resolve).once('error', reject);
+      request.write(Buffer.concat([head, file.subarray(0, 1024 * 1024)]));
+      // The rest only once the store is receiving the file: a gateway that held the file whole
+      // before sending it on would never get there.
+      void eventually('the store to receive the first bytes of the file', () =>
+        backend.requests.find(
+          (seen) => seen.method === 'PUT' && seen.target === '/forms/stream/big.bin' && seen.bodyBytes > 0,
+        ),
+      ).then(
+        (seen) => {
+          expect(seen.bodyComplete).toBe(false);
+          request.end(Buffer.concat([file.subarray(1024 * 1024), tail]));
+        },
+        (error: unknown) => {
+          request.destroy();
+          reject(error as Error);
+        },
+      );
+    });
+    const response = await answered;
+    response.resume();
+    expect(response.statusCode).toBe(204);
+    const [stored] = backend.requests.filter((seen) => seen.target === '/forms/stream/big.bin');
+    expect(stored).toMatchObject({ method: 'PUT', bodyBytes: file.length, bodyComplete: true });
   });
 });

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient, virtualHostedClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
+import { startHeldPut } from '../../support/s3/held-upload.js';
 import {
   describeRawError,
   queryString,
@@ -145,6 +146,57 @@ describe('multipart uploads', () => {
     expect(requestsFor('/fwd/small-parts.bin').filter((request) => request.method === 'POST')).toHaveLength(
       1,
     );
+  });
+
+  it('judges the 5 MiB rule by the parts the store keeps: part 1 sent twice, the first send finishing last', async () => {
+    const upload = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'fwd', Key: 'resent.bin' }));
+    const uploadId = upload.UploadId as string;
+    const large = Buffer.alloc(5 * MiB, 1);
+    const first = await startHeldPut({
+      baseUrl: gateway.s3Url,
+      credential: gateway.credential,
+      path: '/fwd/resent.bin',
+      query: { partNumber: '1', uploadId },
+      body: large,
+      sentFirst: MiB,
+    });
+    // The resend, 1 KiB, overtakes the first send, which is still arriving.
+    await s3.send(
+      new UploadPartCommand({
+        Bucket: 'fwd',
+        Key: 'resent.bin',
+        UploadId: uploadId,
+        PartNumber: 1,
+        Body: Buffer.alloc(1024, 2),
+      }),
+    );
+    const kept = await first.finish();
+    expect(kept.status).toBe(200);
+    const last = await s3.send(
+      new UploadPartCommand({
+        Bucket: 'fwd',
+        Key: 'resent.bin',
+        UploadId: uploadId,
+        PartNumber: 2,
+        Body: Buffer.alloc(10, 3),
+      }),
+    );
+    const done = await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: 'fwd',
+        Key: 'resent.bin',
+        UploadId: uploadId,
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: kept.headers.etag as string },
+            { PartNumber: 2, ETag: last.ETag },
+          ],
+        },
+      }),
+    );
+    expect(done.$metadata.httpStatusCode).toBe(200);
+    const object = await s3.send(new GetObjectCommand({ Bucket: 'fwd', Key: 'resent.bin' }));
+    expect(object.ContentLength).toBe(5 * MiB + 10);
   });
 
   it('lets a single small part through: the final part may be any size', async () => {
@@ -328,6 +380,39 @@ describe('re-signed requests', () => {
     await s3.send(new CopyObjectCommand({ Bucket: 'fwd', Key: 'copied', CopySource: '/fwd/source%20file' }));
     const [copy] = requestsFor('/fwd/copied');
     expect(copy?.headers['x-amz-copy-source']).toBe('/fwd/source%20file');
+  });
+
+  it('take a copy source whose separator is percent-encoded (bucket%2Fkey), decoded whole before it is split', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'encoded/source.txt', Body: 'copied whole' }));
+    const copy = async (source: string, key: string) =>
+      sendRaw(gateway.s3Url, {
+        method: 'PUT',
+        target: `/fwd/${key}`,
+        headers: await signedHeaders({
+          credential: gateway.credential,
+          method: 'PUT',
+          baseUrl: gateway.s3Url,
+          path: `/fwd/${key}`,
+          headers: { 'x-amz-copy-source': source },
+          payloadHash: 'UNSIGNED-PAYLOAD',
+        }),
+      });
+    const copied = await copy('fwd%2Fencoded%2Fsource.txt', 'encoded-copy.txt');
+    expect(copied.status, copied.body).toBe(200);
+    const [forwarded] = requestsFor('/fwd/encoded-copy.txt');
+    expect(forwarded?.headers['x-amz-copy-source']).toBe('/fwd/encoded/source.txt');
+    const stored = await s3.send(new GetObjectCommand({ Bucket: 'fwd', Key: 'encoded-copy.txt' }));
+    expect(await stored.Body?.transformToString()).toBe('copied whole');
+    // What is still malformed once decoded stays refused, before anything reaches the store.
+    for (const source of ['fwd%2F', 'fwd%2F..%2Fx', 'fwd%2Fbad%zz']) {
+      expect(describeRawError(await copy(source, 'never-encoded.txt')), source).toMatchObject({
+        status: 400,
+        code: 'InvalidArgument',
+        message:
+          'Copy Source must mention the source bucket and key: sourcebucket/sourcekey, URL-encoded, without dot segments.',
+      });
+    }
+    expect(requestsFor('/fwd/never-encoded.txt')).toEqual([]);
   });
 
   it('never carry a copy whose source is malformed or missing: the refusal comes first', async () => {

@@ -110,7 +110,6 @@ describe('classifyOperation', () => {
       ['GET', '/b-1?analytics'],
       ['GET', '/b-1?inventory&id=x'],
       ['PUT', '/b-1/k?retention'],
-      ['POST', '/b-1/k?select&select-type=2'],
       ['POST', '/b-1/k?restore'],
       ['GET', '/b-1/k?unknown-parameter=1'],
       ['GET', '/b-1/k?acl&tagging'],
@@ -119,6 +118,45 @@ describe('classifyOperation', () => {
       ['DELETE', '/'],
     ]) {
       expect(nameOf(method as string, target as string)).toBe('OperationNotImplemented/NotImplemented');
+    }
+  });
+
+  it.each([
+    ['GET', '/b-1?abac', 'GetBucketAbac'],
+    ['GET', '/b-1?metadataConfiguration', 'GetBucketMetadataConfiguration'],
+    ['POST', '/b-1?metadataConfiguration', 'CreateBucketMetadataConfiguration'],
+    ['PUT', '/b-1/k?encryption', 'UpdateObjectEncryption'],
+    ['GET', '/b-1/k?annotation&x-id=ListObjectAnnotations', 'ListObjectAnnotations'],
+    ['GET', '/b-1/k?annotation&annotationName=colour&x-id=GetObjectAnnotation', 'GetObjectAnnotation'],
+    ['PUT', '/b-1/k?annotation&annotationName=colour', 'PutObjectAnnotation'],
+    ['DELETE', '/b-1/k?annotation&annotationName=colour', 'DeleteObjectAnnotation'],
+    // A parameter no offered operation takes does not hide which refused operation was asked for.
+    ['GET', '/b-1/k?annotation&max-annotation-results=10&annotation-prefix=a', 'ListObjectAnnotations'],
+    ['POST', '/b-1/k?select&select-type=2', 'SelectObjectContent'],
+  ])('refuses %s %s as %s, not offered, with the reason', (method, target, expected) => {
+    const result = classify(method, target);
+    expect(result).toMatchObject({ ok: false, error: 'OperationNotImplemented', label: 'NotImplemented' });
+    expect(!result.ok && result.notOffered?.name).toBe(expected);
+    expect(!result.ok && result.notOffered?.reason).toMatch(/\S/);
+  });
+
+  it('refuses the bucket-level writes of S3 Metadata and ABAC with 405 MethodNotAllowed', () => {
+    for (const target of [
+      '/b-1?abac',
+      '/b-1?metadataInventoryTable',
+      '/b-1?metadataJournalTable',
+      '/b-1?metadataAnnotationTable',
+    ]) {
+      expect(nameOf('PUT', target)).toBe('MethodNotAllowed/BucketConfigurationWrite');
+    }
+    expect(nameOf('DELETE', '/b-1?metadataConfiguration')).toBe('MethodNotAllowed/BucketConfigurationWrite');
+  });
+
+  it('never forwards an offered operation with a parameter only refused ones take', () => {
+    for (const target of ['/b-1/k?annotationName=colour', '/b-1/k?max-annotation-results=1']) {
+      const result = classify('GET', target);
+      expect(result).toMatchObject({ ok: false, error: 'OperationNotImplemented' });
+      expect(!result.ok && result.notOffered).toBeUndefined();
     }
   });
 

@@ -6,6 +6,8 @@ function encode(document: unknown): string {
 }
 
 const NOW = new Date('2026-11-25T12:00:00Z');
+/** The form's x-amz-date: a minute before it arrives. */
+const TIMES = { now: NOW, signedAt: new Date('2026-11-25T11:59:00Z') };
 
 describe('form upload policies', () => {
   it('reads the expiration and each kind of condition, and refuses any other shape', () => {
@@ -62,22 +64,48 @@ describe('form upload policies', () => {
           ...extra,
         }),
       );
-    expect(checkPostPolicy(policy, fields(), NOW)).toEqual({ ok: true, lengthRange: { min: 0, max: 1024 } });
-    expect(checkPostPolicy(policy, fields({ key: 'users/43/a.jpg' }), NOW)).toEqual({
+    expect(checkPostPolicy(policy, fields(), TIMES)).toEqual({
+      ok: true,
+      lengthRange: { min: 0, max: 1024 },
+    });
+    expect(checkPostPolicy(policy, fields({ key: 'users/43/a.jpg' }), TIMES)).toEqual({
       ok: false,
       failure: 'condition',
       detail: '["starts-with","$key","users/42/"]',
     });
     expect(
-      checkPostPolicy(policy, fields({ 'x-amz-meta-owner': 'me', 'x-ignore-note': 'free' }), NOW),
+      checkPostPolicy(policy, fields({ 'x-amz-meta-owner': 'me', 'x-ignore-note': 'free' }), TIMES),
     ).toEqual({
       ok: false,
       failure: 'extra-field',
       detail: 'x-amz-meta-owner',
     });
-    expect(checkPostPolicy(policy, fields(), new Date('2026-11-25T13:00:00Z'))).toMatchObject({
+    expect(
+      checkPostPolicy(policy, fields(), { ...TIMES, now: new Date('2026-11-25T13:00:00Z') }),
+    ).toMatchObject({
       ok: false,
       failure: 'expired',
     });
+  });
+
+  it('lives at most 7 days (604800 s) after its x-amz-date, however late its expiration', () => {
+    const signedAt = new Date('2026-11-25T12:00:00Z');
+    const expiring = (expiration: string) =>
+      parsePostPolicy(encode({ expiration, conditions: [{ bucket: 'b' }] }))!;
+    const fields = new Map([['bucket', 'b']]);
+    const times = { now: new Date('2026-11-25T12:05:00Z'), signedAt };
+    for (const expiration of ['2026-12-02T12:00:00Z', '2026-12-02T12:00:00.999Z']) {
+      expect(checkPostPolicy(expiring(expiration), fields, times), expiration).toEqual({
+        ok: true,
+        lengthRange: null,
+      });
+    }
+    for (const expiration of ['2026-12-02T12:00:01Z', '2027-11-25T12:00:00Z']) {
+      expect(checkPostPolicy(expiring(expiration), fields, times), expiration).toEqual({
+        ok: false,
+        failure: 'lifetime',
+        detail: '',
+      });
+    }
   });
 });
