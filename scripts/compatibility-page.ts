@@ -21,7 +21,9 @@ Every operation of the Amazon S3 API and what the gateway's storage endpoint doe
 Anonymous requests may only read objects (GetObject, HeadObject) of a bucket made public through the
 control plane, and only as they are now: one naming a \`versionId\` is \`AccessDenied\` "Access Denied"
 (S3 grants versions apart, as \`s3:GetObjectVersion\`, and a public bucket's older versions, those
-behind a delete marker included, may be what its owner replaced or deleted on purpose); anything
+behind a delete marker included, may be what its owner replaced or deleted on purpose), and one
+overriding the answer's headers with \`response-*\` parameters is \`InvalidRequest\` ("Request specific
+response headers cannot be used for anonymous GET requests.", as S3 answers it); anything
 else, an anonymous ListBuckets included, is \`AccessDenied\` (there is no organisation to list the
 buckets of; Ceph RGW would answer an empty list). Whatever the operation, a suspended organisation
 gets \`AccountProblem\`, and the protocol rules of the service specification apply (conditional GETs,

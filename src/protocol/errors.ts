@@ -261,6 +261,12 @@ export const S3_ERRORS = {
     'Only a private (owner full control) ACL is implemented.',
     'ban',
   ),
+  AnonymousResponseOverride: entry(
+    'InvalidRequest',
+    400,
+    'Request specific response headers cannot be used for anonymous GET requests.',
+    'anonymous',
+  ),
   ConditionalReadRefused: entry(
     'InvalidRequest',
     400,

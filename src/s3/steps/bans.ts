@@ -55,9 +55,18 @@ function refuseControlCharacters(stage: Authorised): void {
   }
 }
 
+/** S3 lets only signed requests (header or presigned) override the answer's headers. */
+function refuseAnonymousResponseOverrides(stage: Authorised): void {
+  if (stage.identity.kind !== 'anonymous') return;
+  for (const { name } of stage.query) {
+    if (name.toLowerCase().startsWith('response-')) throw new S3Error('AnonymousResponseOverride');
+  }
+}
+
 export function enforceBans(stage: Authorised): void {
   const { headers } = stage;
   refuseControlCharacters(stage);
+  refuseAnonymousResponseOverrides(stage);
   // A proxy or backend that normalised `.`/`..` would address another object, even another bucket.
   if (hasDotSegment(stage.key)) throw new S3Error('DotSegmentKey');
 

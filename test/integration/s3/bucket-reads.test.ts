@@ -222,6 +222,33 @@ describe('bucket reads', () => {
     expect(backend.requests.length).toBe(before + 1);
   });
 
+  it('lets only signed reads of a public bucket override the answer headers (response-*), as S3 does', async () => {
+    await pathStyleClient(gateway).send(
+      new PutObjectCommand({ Bucket: 'reads-public', Key: 'named.txt', Body: 'attachment' }),
+    );
+    const before = backend.requests.length;
+    const anonymous = await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: '/reads-public/named.txt?response-content-disposition=attachment%3B%20filename%3Devil.html',
+      headers: { 'user-agent': 'curl/8.5.0' },
+    });
+    expect(describeRawError(anonymous)).toEqual({
+      status: 400,
+      code: 'InvalidRequest',
+      message: 'Request specific response headers cannot be used for anonymous GET requests.',
+      requestIdMatches: true,
+    });
+    expect(backend.requests.length).toBe(before);
+    const plain = await sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: '/reads-public/named.txt',
+      headers: { 'user-agent': 'curl/8.5.0' },
+    });
+    expect([plain.status, plain.body]).toEqual([200, 'attachment']);
+    const signed = await get('/reads-public/named.txt', { 'response-content-disposition': 'attachment' });
+    expect(signed.status).toBe(200);
+  });
+
   it('keeps bucket reads to keys whose scope covers the bucket', async () => {
     const outsider = await createCredential(gateway, {
       scope: { buckets: ['elsewhere'], level: 'read-only' },
