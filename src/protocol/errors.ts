@@ -321,6 +321,13 @@ export const S3_ERRORS = {
     400,
     'A query parameter that stands for a header holds characters no header can carry.',
   ),
+  /** The message names the parameter where it is thrown (s3/steps/address.ts). */
+  RepeatedQueryParameter: entry(
+    'InvalidArgument',
+    400,
+    'A query parameter is given more than once; give each query parameter once.',
+    'malformed',
+  ),
   InvalidBucketName: entry('InvalidBucketName', 400, 'The specified bucket is not valid.'),
   InvalidURI: entry('InvalidURI', 400, "Couldn't parse the specified URI."),
   MissingHostHeader: entry('InvalidRequest', 400, 'Missing required header for this request: Host'),
