@@ -424,6 +424,21 @@ export const S3_ERRORS = {
     'Please reduce your request rate: the organisation is over its requests-per-second limit.',
     'rate_limit',
   ),
+  /**
+   * Two counted writes to one key take turns (s3/storage-quotas.ts); one that waited too long for
+   * its turn is told to retry, as S3 tells a client to slow down.
+   */
+  KeyWriteInProgress: entry(
+    'SlowDown',
+    503,
+    'Another write to this key is under way; retry once it has finished.',
+  ),
+  /** A copy into a bucket under a storage quota whose source's size the store did not tell. */
+  CopySourceSizeUnknown: entry(
+    'InvalidRequest',
+    400,
+    "The object store did not tell the copy source's size, which the storage quota needs: check the copy source and its x-amz-copy-source-server-side-encryption-customer-* headers.",
+  ),
   InternalError: entry('InternalError', 500, 'We encountered an internal error. Please try again.'),
 } as const satisfies Record<string, S3ErrorDefinition>;
 

@@ -150,6 +150,8 @@ export interface StoredUsage {
   /** Room held by uploads under way (counted against the quota until they end). */
   reservedBytes: number;
   reservedObjects: number;
+  /** Held in the parts of multipart uploads not yet completed or aborted (counted against maxBytes). */
+  partBytes: number;
   /** When counting started from a listing of the store (the first quota, or a recount). */
   countedAt: Date;
 }
