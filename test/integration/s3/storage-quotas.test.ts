@@ -445,6 +445,16 @@ describe('a bucket quota', () => {
     );
     const within = await other.owner.patch('/v1/buckets/quota-rules-own', { quota: { maxBytes: 4000 } });
     expect(within.status, within.text).toBe(200);
+    // Nor can the organisation's quota be lowered under a bucket's.
+    const lowered = expectInvalidFields(
+      await admin.patch(`/v1/organisation?organisationId=${other.organisationId}`, {
+        limits: { maxBytes: 3000 },
+      }),
+      'limits.maxBytes',
+    );
+    expect(lowered.detail).toBe(
+      "limits.maxBytes: must be at least 4000, the quota of bucket quota-rules-own: lower the bucket's quota first",
+    );
     const report = await other.owner.get('/v1/organisation/usage');
     expect(report.body.storage).toMatchObject({
       quota: { maxBytes: 5000, maxObjects: null },
