@@ -98,6 +98,7 @@ export interface UpdateOrganisationRequest {
   name?: string;
   /** Merged into the current settings; a key set to null is removed. */
   settings?: { [key: string]: string | number | boolean | null };
+  /** @example {"maxBytes": 107374182400, "maxObjects": 1000000, "requestsPerSecond": 500, "credentialRequestsPerSecond": 50} */
   limits?: OrganisationLimitsUpdate;
 }
 
