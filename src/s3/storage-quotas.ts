@@ -43,6 +43,7 @@ import { CountedDeletions, type KeyHold } from './upstream/counted-deletions.js'
 import type { CompletionQuota } from './upstream/completion.js';
 import { headObject } from './upstream/probe.js';
 import type { Upstream } from './upstream/upstream.js';
+import { KeyTurns, type EndTurn } from './key-turns.js';
 
 /**
  * Sends a write; `beforeAnswer`, when given, is to run with the store's status before the client
@@ -125,8 +126,12 @@ export class StorageQuotas {
   readonly #logger: Logger;
   readonly #keyWaitMs: number;
   readonly #settleRetryDelaysMs: readonly number[];
-  /** The reservations the writes of this process hold (the others are freed: instances.ts). */
-  readonly #inFlight = new Set<string>();
+  /**
+   * The reservations the writes of this process hold (the others are freed: instances.ts), each
+   * with the end of its turn at its key in this process.
+   */
+  readonly #inFlight = new Map<string, EndTurn>();
+  readonly #turns = new KeyTurns();
 
   constructor(
     usage: StorageUsageStore,
@@ -148,7 +153,7 @@ export class StorageQuotas {
 
   /** The reservations the writes of this process hold now. */
   inFlight(): string[] {
-    return [...this.#inFlight];
+    return [...this.#inFlight.keys()];
   }
 
   /** The quotas the request's bucket is counted under: none when no quota applies. */
@@ -391,17 +396,18 @@ export class StorageQuotas {
     change: StorageChange,
     key: string,
   ): Promise<Held | { exceeded: readonly UsageScope[] }> {
+    const deadline = performance.now() + this.#keyWaitMs;
     const id = newId();
-    this.#inFlight.add(id);
+    this.#track([id], await this.#turnsAt(stage, [key], deadline));
     try {
-      const reservation = await this.#waitForKey(stage, () =>
+      const reservation = await this.#waitForKey(stage, deadline, () =>
         this.#usage.reserve(this.#instanceId, quotas, change, key, id),
       );
       if (reservation.outcome === 'held' && reservation.id !== null) return { id };
-      this.#inFlight.delete(id);
+      this.#untrack([id]);
       return reservation.outcome === 'over' ? { exceeded: reservation.exceeded } : { id: null };
     } catch (error) {
-      this.#inFlight.delete(id);
+      this.#untrack([id]);
       throw error;
     }
   }
@@ -415,12 +421,49 @@ export class StorageQuotas {
 
   /** Holds object keys for writes that reserve no room (deletions); their reservation ids. */
   async #holdKeys(stage: Planned, scopes: readonly UsageScope[], keys: readonly string[]): Promise<string[]> {
-    const held = await this.#waitForKey(stage, async () => {
-      const ids = await this.#usage.hold(this.#instanceId, scopes, keys);
-      if (ids !== null) for (const id of ids) this.#inFlight.add(id);
-      return ids === null ? { outcome: 'busy' as const } : { outcome: 'held' as const, ids };
-    });
-    return held.ids;
+    const deadline = performance.now() + this.#keyWaitMs;
+    const ends = await this.#turnsAt(stage, keys, deadline);
+    try {
+      const held = await this.#waitForKey(stage, deadline, async () => {
+        const ids = await this.#usage.hold(this.#instanceId, scopes, keys);
+        return ids === null ? { outcome: 'busy' as const } : { outcome: 'held' as const, ids };
+      });
+      this.#track(held.ids, ends);
+      return held.ids;
+    } catch (error) {
+      for (const end of ends) end();
+      throw error;
+    }
+  }
+
+  /**
+   * This process's turns at `keys`, taken in key order (two writes naming the same keys cannot
+   * each wait for the other), or 503 SlowDown once `deadline` passed.
+   */
+  async #turnsAt(stage: Planned, keys: readonly string[], deadline: number): Promise<EndTurn[]> {
+    const ends = new Map<string, EndTurn>();
+    for (const key of [...new Set(keys)].sort()) {
+      const end = await this.#turns.take(key, deadline);
+      if (end === null) {
+        for (const taken of ends.values()) taken();
+        throw new S3Error('KeyWriteInProgress');
+      }
+      ends.set(key, end);
+    }
+    return keys.map((key) => ends.get(key) as EndTurn);
+  }
+
+  /** The writes of `ids` are under way, each holding its turn (`ends`, one per id). */
+  #track(ids: readonly string[], ends: readonly EndTurn[]): void {
+    ids.forEach((id, index) => this.#inFlight.set(id, ends[index] ?? (() => undefined)));
+  }
+
+  /** The writes of `ids` are over: their turns end. */
+  #untrack(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.#inFlight.get(id)?.();
+      this.#inFlight.delete(id);
+    }
   }
 
   /**
@@ -429,9 +472,9 @@ export class StorageQuotas {
    */
   async #waitForKey<T extends { outcome: string }>(
     stage: Planned,
+    deadline: number,
     attempt: () => Promise<T>,
   ): Promise<Exclude<T, { outcome: 'busy' }>> {
-    const deadline = performance.now() + this.#keyWaitMs;
     let pause = FIRST_KEY_POLL_MS;
     for (;;) {
       const result = await attempt();
@@ -494,7 +537,7 @@ export class StorageQuotas {
     const list = typeof ids === 'string' ? [ids] : ids;
     try {
       await settle();
-      for (const id of list) this.#inFlight.delete(id);
+      this.#untrack(list);
     } catch (error) {
       this.#logger.warn(
         { err: error, requestId: stage?.exchange.id, bucket: stage?.bucket },
@@ -509,13 +552,13 @@ export class StorageQuotas {
       await delay(pause);
       try {
         await settle();
-        for (const id of ids) this.#inFlight.delete(id);
+        this.#untrack(ids);
         return;
       } catch {
         // Tried again after the next pause.
       }
     }
-    for (const id of ids) this.#inFlight.delete(id);
+    this.#untrack(ids);
     this.#logger.error(
       { requestId: stage?.exchange.id, bucket: stage?.bucket },
       'could not account a write against the storage quota; its reservation is freed, recount the bucket',
