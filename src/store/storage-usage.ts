@@ -401,6 +401,43 @@ export class StorageUsageStore {
     return new Set(rows.map((row) => row.scope));
   }
 
+  /** Every bucket counted now, by name, with its organisation. */
+  async countedBuckets(): Promise<{ bucket: string; organisationId: string }[]> {
+    const rows = await this.#sql<{ bucket: string; organisation_id: string }[]>`
+      SELECT bucket, organisation_id FROM storage_usage WHERE bucket IS NOT NULL ORDER BY bucket`;
+    return rows.map((row) => ({ bucket: row.bucket, organisationId: row.organisation_id }));
+  }
+
+  /**
+   * Sets a counted organisation's row to the sum of its buckets' rows (all counted while it is) and
+   * its reserved room to what the reservations hold; false when it is not counted.
+   */
+  async resumOrganisation(organisationId: string): Promise<boolean> {
+    const scope = organisationScope(organisationId);
+    return this.#sql.begin(async (transaction) => {
+      const sql = inTransaction(transaction);
+      const [locked] = await sql<{ scope: UsageScope }[]>`
+        SELECT scope FROM storage_usage WHERE organisation_id = ${organisationId}
+        ORDER BY scope FOR UPDATE`;
+      if (locked === undefined) return false;
+      const [row] = await sql<{ scope: UsageScope }[]>`
+        UPDATE storage_usage AS usage SET
+          stored_bytes = sums.stored_bytes, stored_objects = sums.stored_objects,
+          part_bytes = sums.part_bytes, counted_at = now()
+        FROM (
+          SELECT coalesce(sum(stored_bytes), 0)::bigint AS stored_bytes,
+                 coalesce(sum(stored_objects), 0)::bigint AS stored_objects,
+                 coalesce(sum(part_bytes), 0)::bigint AS part_bytes
+          FROM storage_usage WHERE organisation_id = ${organisationId} AND bucket IS NOT NULL
+        ) AS sums
+        WHERE usage.scope = ${scope}
+        RETURNING usage.scope`;
+      if (row === undefined) return false;
+      await rebuildReserved(sql, [scope]);
+      return true;
+    });
+  }
+
   /** Every counted scope of the organisation: its own row (if counted) and its buckets'. */
   async figures(organisationId: string): Promise<StoredFigures[]> {
     const rows = await this.#sql<UsageRow[]>`

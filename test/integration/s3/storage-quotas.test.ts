@@ -788,6 +788,40 @@ describe('a recount', () => {
       'quota-recount: the store holds 2 object(s), 150 byte(s); usage set to that (was 1 object(s), 100 byte(s))\n',
     );
     expect(await usageOf('quota-recount')).toEqual(held(150, 2));
+
+    // An upload under way, its part sent past the gateway: --all counts it with the rest.
+    const UploadId = (
+      await direct.send(new CreateMultipartUploadCommand({ Bucket: 'quota-recount', Key: 'parts.bin' }))
+    ).UploadId as string;
+    await direct.send(
+      new UploadPartCommand({
+        Bucket: 'quota-recount',
+        Key: 'parts.bin',
+        UploadId,
+        PartNumber: 1,
+        Body: 'p'.repeat(7),
+      }),
+    );
+    const all = await runAdminCommand(['recount-usage', '--all'], {
+      DATABASE_URL: gw.database?.url,
+      GATEWAY_BACKEND_URL: backend.endpoint.toString(),
+      GATEWAY_BACKEND_ACCESS_KEY_ID: backend.credentials.accessKeyId,
+      GATEWAY_BACKEND_SECRET_ACCESS_KEY: backend.credentials.secretAccessKey,
+    });
+    expect(all.split('\n')).toContain(
+      'quota-recount: the store holds 2 object(s), 150 byte(s) and 7 byte(s) in 1 part(s) of uploads under way; usage set to that (was 2 object(s), 150 byte(s))',
+    );
+    expect(await usageOf('quota-recount')).toEqual(held(150, 2, 7));
+    await direct.send(
+      new AbortMultipartUploadCommand({ Bucket: 'quota-recount', Key: 'parts.bin', UploadId }),
+    );
+    await runAdminCommand(['recount-usage', 'quota-recount'], {
+      DATABASE_URL: gw.database?.url,
+      GATEWAY_BACKEND_URL: backend.endpoint.toString(),
+      GATEWAY_BACKEND_ACCESS_KEY_ID: backend.credentials.accessKeyId,
+      GATEWAY_BACKEND_SECRET_ACCESS_KEY: backend.credentials.secretAccessKey,
+    });
+    expect(await usageOf('quota-recount')).toEqual(held(150, 2));
     await expectS3Error(
       s3.send(new PutObjectCommand({ Bucket: 'quota-recount', Key: 'more.bin', Body: 'm'.repeat(9_851) })),
       BUCKET_QUOTA_EXCEEDED,

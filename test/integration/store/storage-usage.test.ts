@@ -257,4 +257,20 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
     expect(await figures()).toEqual({ stored: 100, reserved: 0 });
     await first.sql`DELETE FROM gateway_instances WHERE id = ${instance}`;
   });
+
+  it("sets an organisation's usage to the sum of its buckets' when asked to", async () => {
+    const usage = new StorageUsageStore(first.sql);
+    expect(await usage.resumOrganisation(organisationId)).toBe(false);
+    await usage.startOrganisation(organisationId);
+    await first.sql`UPDATE storage_usage SET stored_bytes = 1, stored_objects = 99 WHERE scope = ${organisationScope(organisationId)}`;
+    expect(await usage.resumOrganisation(organisationId)).toBe(true);
+    const bucketRow = (await usage.figures(organisationId)).find((row) => row.scope === bucketScope(bucket));
+    const organisationRow = (await usage.figures(organisationId)).find(
+      (row) => row.scope === organisationScope(organisationId),
+    );
+    expect([organisationRow?.storedBytes, organisationRow?.storedObjects]).toEqual([
+      bucketRow?.storedBytes,
+      bucketRow?.storedObjects,
+    ]);
+  });
 });
