@@ -84,6 +84,7 @@ export interface LimitedOrganisation {
   /** Null while it has no storage quota. */
   readonly storedBytes: number | null;
   readonly storedObjects: number | null;
+  readonly partBytes: number | null;
 }
 
 interface UsageRow {
@@ -456,9 +457,11 @@ export class StorageUsageStore {
         requests_per_second: number | null;
         stored_bytes: bigint | null;
         stored_objects: bigint | null;
+        part_bytes: bigint | null;
       }[]
     >`
-      SELECT o.name, o.max_bytes, o.max_objects, o.requests_per_second, u.stored_bytes, u.stored_objects
+      SELECT o.name, o.max_bytes, o.max_objects, o.requests_per_second, u.stored_bytes, u.stored_objects,
+             u.part_bytes
       FROM organisations AS o
       LEFT JOIN storage_usage AS u ON u.scope = 'organisation:' || o.id::text
       WHERE o.max_bytes IS NOT NULL OR o.max_objects IS NOT NULL OR o.requests_per_second IS NOT NULL
@@ -470,6 +473,7 @@ export class StorageUsageStore {
       requestsPerSecond: row.requests_per_second,
       storedBytes: countOf(row.stored_bytes),
       storedObjects: countOf(row.stored_objects),
+      partBytes: countOf(row.part_bytes),
     }));
   }
 

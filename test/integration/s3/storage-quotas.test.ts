@@ -711,6 +711,7 @@ describe('an organisation quota', () => {
     for (const series of [
       'gateway_organisation_stored_bytes{organisation="quota-tenant"} 900',
       'gateway_organisation_stored_objects{organisation="quota-tenant"} 2',
+      'gateway_organisation_part_bytes{organisation="quota-tenant"} 0',
       'gateway_organisation_quota_bytes{organisation="quota-tenant"} 1000',
       'gateway_organisation_quota_objects{organisation="quota-tenant"} 3',
       'gateway_organisation_limited_requests_total{organisation="quota-tenant",limit="organisation_quota"} 1',
