@@ -21,6 +21,7 @@ import {
   UploadPartCopyCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, type ControlClient } from '../../support/control-plane.js';
 import {
@@ -170,6 +171,30 @@ describe('a credential limited to users/42/ of photos', () => {
     await expectS3Error(part('photos/users/43/c.jpg'), DENIED);
     await expectS3Error(part('photos/top.txt'), DENIED);
     // The embedded store has no UploadPartCopy: the copy inside the prefix is the e2e test's.
+  });
+
+  it('uploads a form it signed itself only under its prefix', async () => {
+    const post = async (Key: string) => {
+      const form = await createPresignedPost(scoped as never, { Bucket: 'photos', Key });
+      const data = new FormData();
+      for (const [name, value] of Object.entries(form.fields)) data.append(name, value);
+      data.append('file', new Blob(['form']), 'form.txt');
+      return fetch(form.url, {
+        method: 'POST',
+        body: data,
+        headers: { 'user-agent': 'Mozilla/5.0 (prefix test)' },
+      });
+    };
+    const refused = await post('users/43/form.txt');
+    expect({ status: refused.status, body: await refused.text() }).toMatchObject({
+      status: 403,
+      body: expect.stringContaining(
+        '<Code>AccessDenied</Code><Message>Access to this bucket is denied.</Message>',
+      ),
+    });
+    expect(await exists('photos', 'users/43/form.txt')).toBe(false);
+    expect((await post('users/42/form.txt')).status).toBe(204);
+    expect(await exists('photos', 'users/42/form.txt')).toBe(true);
   });
 
   it('copies only from keys under its prefix', async () => {

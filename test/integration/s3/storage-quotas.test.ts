@@ -734,6 +734,78 @@ describe('an organisation quota', () => {
   });
 });
 
+describe('an organisation quota over several buckets', () => {
+  it('refuses a copy and a part that would take the organisation past it, and stores nothing', async () => {
+    const tenant = await addOrganisation(admin, 'quota-org-writes');
+    await tenant.owner.createBucket('org-writes-a');
+    await tenant.owner.createBucket('org-writes-b');
+    const key = await tenant.owner.createCredential('writer', { buckets: ['*'], level: 'read-write' });
+    const writer = pathStyleClient(gw, key);
+    await writer.send(
+      new PutObjectCommand({ Bucket: 'org-writes-a', Key: 'six.bin', Body: Buffer.alloc(6 * MiB, 6) }),
+    );
+    await admin.call(
+      'PATCH',
+      `/v1/organisation?organisationId=${tenant.organisationId}`,
+      { limits: { maxBytes: 10 * MiB } },
+      200,
+    );
+    const ORGANISATION_QUOTA_EXCEEDED = {
+      code: 'QuotaExceeded',
+      status: 403,
+      message:
+        "The organisation's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask the platform's administrators to raise the quota.",
+    };
+    // Into the other bucket, which has no quota of its own: 6 + 6 MiB is over the organisation's 10.
+    await expectS3Error(
+      writer.send(
+        new CopyObjectCommand({
+          Bucket: 'org-writes-b',
+          Key: 'copy.bin',
+          CopySource: 'org-writes-a/six.bin',
+        }),
+      ),
+      ORGANISATION_QUOTA_EXCEEDED,
+    );
+    const UploadId = (
+      await writer.send(new CreateMultipartUploadCommand({ Bucket: 'org-writes-b', Key: 'parts.bin' }))
+    ).UploadId as string;
+    const part = (PartNumber: number, size: number) =>
+      writer.send(
+        new UploadPartCommand({
+          Bucket: 'org-writes-b',
+          Key: 'parts.bin',
+          UploadId,
+          PartNumber,
+          Body: Buffer.alloc(size, PartNumber),
+        }),
+      );
+    await part(1, 3 * MiB);
+    await expectS3Error(part(2, 2 * MiB), ORGANISATION_QUOTA_EXCEEDED);
+    await expectS3Error(writer.send(new HeadObjectCommand({ Bucket: 'org-writes-b', Key: 'copy.bin' })), {
+      code: 'NotFound',
+      status: 404,
+    });
+    const report = (await tenant.owner.call('GET', '/v1/organisation/usage', undefined, 200)).storage;
+    expect(report.usage).toMatchObject({
+      storedBytes: 6 * MiB,
+      storedObjects: 1,
+      partBytes: 3 * MiB,
+      reservedBytes: 0,
+    });
+    expect(report.buckets).toEqual([
+      expect.objectContaining({
+        bucket: 'org-writes-a',
+        usage: expect.objectContaining({ storedBytes: 6 * MiB, partBytes: 0 }),
+      }),
+      expect.objectContaining({
+        bucket: 'org-writes-b',
+        usage: expect.objectContaining({ storedBytes: 0, partBytes: 3 * MiB }),
+      }),
+    ]);
+  });
+});
+
 describe('a bucket deleted under an organisation quota', () => {
   it("takes what it was counted as holding out of the organisation's usage", async () => {
     const tenant = await addOrganisation(admin, 'quota-forget');
