@@ -5,8 +5,10 @@
  * - `reset-password [--email E] [--password-stdin]`: when a platform admin's password is lost,
  *   e.g. a first start whose generated password was never seen. Sets a new password (generated and
  *   printed once, or read from stdin), ends the user's sessions, and records it in the audit log.
- * - `recount-usage <bucket>`: lists the bucket through the object store and sets the storage usage
- *   its quotas are held against to what the store holds (README, "Quotas and rate limits").
+ * - `recount-usage <bucket>|--all`: lists the bucket (or every counted bucket) through the object
+ *   store and sets the storage usage its quotas are held against to what the store holds, its
+ *   uploads under way included; with --all, each counted organisation's usage is then set to the
+ *   sum of its buckets' (README, "Quotas and rate limits").
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -23,12 +25,13 @@ import { bucketScope, StorageUsageStore } from './store/storage-usage.js';
 import { UserStore } from './store/users.js';
 
 const USAGE = `usage: admin reset-password [--email EMAIL] [--password-stdin]
-       admin recount-usage BUCKET
+       admin recount-usage BUCKET|--all
   reset-password sets a new password for a user (default: the configured platform admin,
   GATEWAY_ADMIN_EMAIL), ends the user's sessions, and prints the generated password once unless it
   was given on stdin.
-  recount-usage lists the bucket through the object store and sets the storage usage its quotas
-  are held against to what the store holds.
+  recount-usage lists the bucket (--all: every bucket under a quota) through the object store and
+  sets the storage usage its quotas are held against to what the store holds, the parts of uploads
+  under way included; --all then sets each organisation's usage to the sum of its buckets'.
   Both run with the gateway's configuration (DATABASE_URL, or the local data directory, whose
   gateway must be stopped: the embedded database and object store have one user at a time).`;
 
@@ -95,45 +98,66 @@ export async function resetPassword(
 }
 
 /**
- * Counts the bucket through the store; when its usage is counted (a quota applies), sets it to that
- * count, correcting whatever the gateway's accounting missed (writes made straight to the store, a
- * database that did not answer when a write was recorded).
+ * Counts the bucket (or, with --all, every counted bucket, then every counted organisation) through
+ * the store; when its usage is counted (a quota applies), sets it to that count, correcting
+ * whatever the gateway's accounting missed (writes made straight to the store, a database that did
+ * not answer when a write was recorded).
  */
 export async function recountUsage(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<string> {
-  const { positionals } = parseArgs({ args: [...argv], options: {}, allowPositionals: true });
-  const bucketName = positionals[1];
-  if (positionals[0] !== 'recount-usage' || bucketName === undefined || positionals.length !== 2) {
-    throw new UsageError(USAGE);
-  }
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: { all: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  const all = values.all === true;
+  const named = positionals[1];
+  if (positionals[0] !== 'recount-usage' || positionals.length !== (all ? 1 : 2)) throw new UsageError(USAGE);
   const config = loadConfig(env);
   const db = await openDatabase(config);
   let stopBackend = async (): Promise<void> => undefined;
   try {
     const buckets = new BucketStore(db.sql, new InvalidationBus(db.sql, { notifyPeers: false }));
-    const bucket = await buckets.find(bucketName);
-    if (bucket === null) throw new UsageError(`no bucket named ${bucketName}`);
+    const storageUsage = new StorageUsageStore(db.sql);
+    const names = all ? (await storageUsage.countedBuckets()).map((row) => row.bucket) : [named as string];
+    const records = [];
+    for (const name of names) {
+      const bucket = await buckets.find(name);
+      if (bucket === null) throw new UsageError(`no bucket named ${name}`);
+      records.push(bucket);
+    }
     const opened = await openBackend(config);
     stopBackend = async () => {
       await opened.backend.close();
       await opened.embedded?.stop();
     };
-    const storageUsage = new StorageUsageStore(db.sql);
-    const before = (await storageUsage.figures(bucket.organisationId)).find(
-      (row) => row.scope === bucketScope(bucket.name),
-    );
-    const { count, recorded } = await new StorageCounting({ buckets, storageUsage }, opened.backend).recount(
-      bucket,
-    );
-    const held = `${count.objects} object(s), ${count.bytes} byte(s)`;
-    if (!recorded)
-      return `${bucket.name}: the store holds ${held}; no quota applies, so nothing is counted\n`;
-    return (
-      `${bucket.name}: the store holds ${held}; usage set to that ` +
-      `(was ${before?.storedObjects ?? 0} object(s), ${before?.storedBytes ?? 0} byte(s))\n`
-    );
+    const counting = new StorageCounting({ buckets, storageUsage }, opened.backend);
+    let output = '';
+    for (const bucket of records) {
+      const before = (await storageUsage.figures(bucket.organisationId)).find(
+        (row) => row.scope === bucketScope(bucket.name),
+      );
+      const { count, recorded } = await counting.recount(bucket);
+      const parts = (count.uploads ?? []).flatMap((upload) => upload.parts);
+      const held =
+        `${count.objects} object(s), ${count.bytes} byte(s)` +
+        (parts.length === 0
+          ? ''
+          : ` and ${parts.reduce((sum, part) => sum + part.bytes, 0)} byte(s) in ${parts.length} part(s) of uploads under way`);
+      output += recorded
+        ? `${bucket.name}: the store holds ${held}; usage set to that ` +
+          `(was ${before?.storedObjects ?? 0} object(s), ${before?.storedBytes ?? 0} byte(s))\n`
+        : `${bucket.name}: the store holds ${held}; no quota applies, so nothing is counted\n`;
+    }
+    if (all) {
+      for (const organisationId of new Set(records.map((bucket) => bucket.organisationId))) {
+        if (await storageUsage.resumOrganisation(organisationId))
+          output += `organisation ${organisationId}: usage set to the sum of its buckets'\n`;
+      }
+    }
+    return output;
   } finally {
     await stopBackend();
     await db.close();

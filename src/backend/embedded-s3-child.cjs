@@ -8,7 +8,9 @@
  * written to a temporary file here and renamed into place only when the request completed.
  *
  * s3rver has no ListParts, which the gateway reads before it completes a multipart upload (the
- * 5 MiB rule, the size a storage quota admits); it is answered here from the parts on disk.
+ * 5 MiB rule, the size a storage quota admits), no ListMultipartUploads and no
+ * AbortMultipartUpload, which a storage quota's count of parts under way relies on; they are
+ * answered here from the uploads on disk.
  *
  * argv: <s3rver entry module> <data directory>
  */
@@ -180,8 +182,63 @@ function listParts(store) {
   };
 }
 
+/** The uploads under way in a bucket, as ListMultipartUploads lists them (one page, in key order). */
+function listUploads(store) {
+  return async (ctx, next) => {
+    const match = /^\/([^/]+)\/?$/.exec(ctx.path);
+    if (ctx.method !== 'GET' || ctx.query.uploads === undefined || match === null) return next();
+    const bucket = decodeURIComponent(match[1]);
+    const uploadsDir = store.getResourcePath(bucket, undefined, 'uploads');
+    const ids = await fs.promises.readdir(uploadsDir).catch(() => []);
+    const uploads = [];
+    for (const id of ids) {
+      const key = await fs.promises.readFile(path.join(uploadsDir, id, 'key'), 'utf8').catch(() => null);
+      if (key !== null && key.startsWith(ctx.query.prefix ?? '')) uploads.push({ id, key });
+    }
+    uploads.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1));
+    ctx.type = 'application/xml';
+    ctx.body =
+      '<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult>' +
+      `<Bucket>${escapeXml(bucket)}</Bucket><IsTruncated>false</IsTruncated>` +
+      uploads
+        .map(
+          (upload) =>
+            `<Upload><Key>${escapeXml(upload.key)}</Key><UploadId>${escapeXml(upload.id)}</UploadId></Upload>`,
+        )
+        .join('') +
+      '</ListMultipartUploadsResult>';
+  };
+}
+
+/** AbortMultipartUpload (DELETE /bucket/key?uploadId=…): its parts go; 404 NoSuchUpload if it is unknown. */
+function abortUpload(store) {
+  return async (ctx, next) => {
+    const uploadId = ctx.query.uploadId;
+    const match = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
+    if (ctx.method !== 'DELETE' || typeof uploadId !== 'string' || match === null) return next();
+    const uploadDir = path.join(
+      store.getResourcePath(decodeURIComponent(match[1]), undefined, 'uploads'),
+      path.basename(uploadId),
+    );
+    const found = await fs.promises.stat(uploadDir).then(
+      () => true,
+      () => false,
+    );
+    ctx.type = 'application/xml';
+    if (!found) {
+      ctx.status = 404;
+      ctx.body =
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code>' +
+        `<Message>The specified upload does not exist.</Message><UploadId>${escapeXml(uploadId)}</UploadId></Error>`;
+      return;
+    }
+    await fs.promises.rm(uploadDir, { recursive: true, force: true });
+    ctx.status = 204;
+  };
+}
+
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-server.middleware.unshift(listParts(server.store));
+server.middleware.unshift(listParts(server.store), listUploads(server.store), abortUpload(server.store));
 server.run().then(
   (address) => process.send({ port: address.port }),
   (error) => {

@@ -15,6 +15,13 @@ export interface ObjectListing {
   nextCursor: string | null;
 }
 
+/** A multipart upload under way, as the store lists it, with the size of each of its parts. */
+export interface UploadSummary {
+  uploadId: string;
+  key: string;
+  parts: { partNumber: number; bytes: number }[];
+}
+
 export interface DeleteResult {
   key: string;
   deleted: boolean;
@@ -53,6 +60,8 @@ export interface ObjectStoreBackend {
   deleteObjects(bucket: string, keys: string[]): Promise<DeleteResult[]>;
   /** The object's size, or null when the store does not hold it. */
   objectSize(bucket: string, key: string): Promise<number | null>;
+  /** The multipart uploads under way in `bucket` and their parts; null when the store cannot list them. */
+  listUploads(bucket: string): Promise<UploadSummary[] | null>;
   /** Resolves when the store answers; rejects with the reason otherwise. */
   checkHealth(): Promise<void>;
   close(): Promise<void>;

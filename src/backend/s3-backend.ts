@@ -6,7 +6,9 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListBucketsCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
@@ -15,6 +17,7 @@ import {
   type DeleteResult,
   type ObjectListing,
   type ObjectStoreBackend,
+  type UploadSummary,
 } from './object-store.js';
 
 export interface S3BackendOptions {
@@ -211,6 +214,64 @@ export class S3Backend implements ObjectStoreBackend {
       if (statusOf(error) === 404) return null;
       throw classify(error, this.#timeoutMs);
     }
+  }
+
+  async listUploads(bucket: string): Promise<UploadSummary[] | null> {
+    const uploads: UploadSummary[] = [];
+    try {
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      do {
+        const page = await this.#client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: bucket,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+          this.#call(),
+        );
+        for (const upload of page.Uploads ?? []) {
+          if (upload.UploadId === undefined || upload.Key === undefined) continue;
+          uploads.push({ uploadId: upload.UploadId, key: upload.Key, parts: [] });
+        }
+        keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+        uploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
+      } while (keyMarker !== undefined);
+    } catch (error) {
+      // A store without ListMultipartUploads cannot say.
+      if (statusOf(error) === 501) return null;
+      throw classify(error, this.#timeoutMs);
+    }
+    const listed: UploadSummary[] = [];
+    for (const upload of uploads) {
+      const parts = await this.#parts(bucket, upload.key, upload.uploadId);
+      // An upload completed or aborted since it was listed holds no parts any more.
+      if (parts !== null) listed.push({ ...upload, parts });
+    }
+    return listed;
+  }
+
+  /** The parts of an upload under way; null when the store no longer knows it. */
+  async #parts(bucket: string, key: string, uploadId: string): Promise<UploadSummary['parts'] | null> {
+    const parts: UploadSummary['parts'] = [];
+    let marker: string | undefined;
+    try {
+      do {
+        const page = await this.#client.send(
+          new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+          this.#call(),
+        );
+        for (const part of page.Parts ?? []) {
+          if (part.PartNumber !== undefined)
+            parts.push({ partNumber: part.PartNumber, bytes: part.Size ?? 0 });
+        }
+        marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+      } while (marker !== undefined);
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      throw classify(error, this.#timeoutMs);
+    }
+    return parts;
   }
 
   /** One key that a DeleteObjects XML body cannot carry: a plain DELETE, whose key is in the URL. */

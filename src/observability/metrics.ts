@@ -162,7 +162,7 @@ export class GatewayMetrics {
   });
   /*
    * Tenant limits and what the organisations hold, read from the database when the metrics are
-   * scraped (the control plane's process only: see reportTenantLimits), one read for all five.
+   * scraped (the control plane's process only: see reportTenantLimits), one read for all six.
    * Each instance reports the same figures, so dashboards take the max over instances.
    */
   readonly organisationStoredBytes = new Gauge({
@@ -175,6 +175,15 @@ export class GatewayMetrics {
   readonly organisationStoredObjects = new Gauge({
     name: 'gateway_organisation_stored_objects',
     help: 'Objects the organisation holds in the object store, counted while it has a storage quota.',
+    labelNames: ['organisation'] as const,
+    registers: [this.registry],
+    collect: () => this.#refreshTenantLimits(),
+  });
+  readonly organisationPartBytes = new Gauge({
+    name: 'gateway_organisation_part_bytes',
+    help:
+      'Bytes the organisation holds in parts of multipart uploads not yet completed or aborted, counted against its ' +
+      'byte quota beside the stored bytes while it has a storage quota.',
     labelNames: ['organisation'] as const,
     registers: [this.registry],
     collect: () => this.#refreshTenantLimits(),
@@ -201,7 +210,7 @@ export class GatewayMetrics {
     collect: () => this.#refreshTenantLimits(),
   });
   #tenantLimits: (() => Promise<readonly TenantLimitFigures[]>) | null = null;
-  /** The refresh under way: a scrape collects the five gauges at once, and they share one read. */
+  /** The refresh under way: a scrape collects the six gauges at once, and they share one read. */
   #refreshing: Promise<void> | null = null;
 
   readonly rateLimitProcesses = new Gauge({
@@ -284,6 +293,7 @@ export class GatewayMetrics {
     const gauges = [
       this.organisationStoredBytes,
       this.organisationStoredObjects,
+      this.organisationPartBytes,
       this.organisationQuotaBytes,
       this.organisationQuotaObjects,
       this.organisationRequestRateLimit,
@@ -301,6 +311,7 @@ export class GatewayMetrics {
       const values: [Gauge<'organisation'>, number | null][] = [
         [this.organisationStoredBytes, row.storedBytes],
         [this.organisationStoredObjects, row.storedObjects],
+        [this.organisationPartBytes, row.partBytes],
         [this.organisationQuotaBytes, row.maxBytes],
         [this.organisationQuotaObjects, row.maxObjects],
         [this.organisationRequestRateLimit, row.requestsPerSecond],
@@ -330,6 +341,7 @@ export interface TenantLimitFigures {
   /** Null while it has no storage quota (nothing is counted). */
   readonly storedBytes: number | null;
   readonly storedObjects: number | null;
+  readonly partBytes: number | null;
 }
 
 /** The default of `metrics.maxOrganisationLabels` (config/default.json). */

@@ -343,6 +343,15 @@ export const S3_ERRORS = {
     400,
     'A query parameter that stands for a header holds characters no header can carry.',
   ),
+  /** The message names the parameter where it is thrown (s3/steps/address.ts). */
+  RepeatedQueryParameter: entry(
+    'InvalidArgument',
+    400,
+    'A query parameter is given more than once; give each query parameter once.',
+    'malformed',
+  ),
+  /** S3's answer to a versionId on a write that makes a new object or part (s3/operations.ts). */
+  VersionIdNotAccepted: entry('InvalidArgument', 400, 'This operation does not accept a version-id.'),
   InvalidBucketName: entry('InvalidBucketName', 400, 'The specified bucket is not valid.'),
   InvalidURI: entry('InvalidURI', 400, "Couldn't parse the specified URI."),
   MissingHostHeader: entry('InvalidRequest', 400, 'Missing required header for this request: Host'),
@@ -436,6 +445,21 @@ export const S3_ERRORS = {
     503,
     'Please reduce your request rate: the organisation is over its requests-per-second limit.',
     'rate_limit',
+  ),
+  /**
+   * Two counted writes to one key take turns (s3/storage-quotas.ts); one that waited too long for
+   * its turn is told to retry, as S3 tells a client to slow down.
+   */
+  KeyWriteInProgress: entry(
+    'SlowDown',
+    503,
+    'Another write to this key is under way; retry once it has finished.',
+  ),
+  /** A copy into a bucket under a storage quota whose source's size the store did not tell. */
+  CopySourceSizeUnknown: entry(
+    'InvalidRequest',
+    400,
+    "The object store did not tell the copy source's size, which the storage quota needs: check the copy source and its x-amz-copy-source-server-side-encryption-customer-* headers.",
   ),
   InternalError: entry('InternalError', 500, 'We encountered an internal error. Please try again.'),
 } as const satisfies Record<string, S3ErrorDefinition>;

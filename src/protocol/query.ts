@@ -50,6 +50,20 @@ export function parseQuery(rawQuery: string): QueryParameter[] {
   return parameters;
 }
 
+/**
+ * The first name the query gives more than once, or null. S3 requests name each parameter once;
+ * stores disagree on which of two values counts (Ceph RGW keeps the last), so a gateway that reads
+ * one of them must not forward the other.
+ */
+export function repeatedName(query: readonly QueryParameter[]): string | null {
+  const seen = new Set<string>();
+  for (const { name } of query) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return null;
+}
+
 /** The value of a query parameter (first occurrence), or undefined. */
 export function queryValue(query: readonly QueryParameter[], name: string): string | undefined {
   for (const parameter of query) if (parameter.name === name) return parameter.value;

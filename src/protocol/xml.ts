@@ -44,6 +44,53 @@ export function parseXml(
   return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
 }
 
+const PREDEFINED_ENTITIES: Readonly<Record<string, string>> = {
+  lt: '<',
+  gt: '>',
+  amp: '&',
+  quot: '"',
+  apos: "'",
+};
+
+/**
+ * Text as an XML reader reads it: the five predefined entities and character references
+ * (`&#38;`, `&#x26;`) replaced by what they stand for. parseXml leaves them as written; text that
+ * names the same thing the store reads (an object key) must be decoded. Null when a reference is
+ * not one XML allows (another entity, a character XML cannot carry).
+ */
+export function decodeXmlText(text: string): string | null {
+  let valid = true;
+  const decoded = text.replace(/&([^;&]*);?/g, (whole, name: string) => {
+    if (!whole.endsWith(';')) {
+      valid = false;
+      return whole;
+    }
+    const predefined = PREDEFINED_ENTITIES[name];
+    if (predefined !== undefined) return predefined;
+    const reference = /^#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}))$/.exec(name);
+    const code =
+      reference === null ? NaN : parseInt(reference[1] ?? reference[2] ?? '', reference[1] ? 16 : 10);
+    if (!isXmlCharacter(code)) {
+      valid = false;
+      return whole;
+    }
+    return String.fromCodePoint(code);
+  });
+  return valid ? decoded : null;
+}
+
+/** A code point XML 1.0 documents may hold. */
+function isXmlCharacter(code: number): boolean {
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
+}
+
 /** A child element as an object, or undefined when it is missing or is plain text. */
 export function childObject(node: unknown, name: string): Record<string, unknown> | undefined {
   if (typeof node !== 'object' || node === null) return undefined;

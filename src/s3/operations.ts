@@ -54,6 +54,8 @@ export type Classification =
       readonly label: UnclassifiedLabel;
       /** For an operation of the catalogue that is not offered: its name and why. */
       readonly notOffered?: { readonly name: string; readonly reason: string };
+      /** Elements the error document adds (ArgumentName, ArgumentValue). */
+      readonly details?: Readonly<Record<string, string>>;
     };
 
 /** Query parameters that select an operation (S3's subresources). Any of them not routed below is refused. */
@@ -132,6 +134,19 @@ const REFINING_PARAMETERS: ReadonlySet<string> = new Set([
   'response-expires',
   // The AWS SDKs name the operation in the query; it changes nothing.
   'x-id',
+]);
+
+/**
+ * Writes that make a new object or part take no versionId, as S3 answers: the store would ignore
+ * it, but the gateway's accounting of what a write replaces (storage-quotas.ts) must not.
+ */
+const VERSIONLESS_WRITES: ReadonlySet<OperationName> = new Set([
+  'PutObject',
+  'CopyObject',
+  'CreateMultipartUpload',
+  'UploadPart',
+  'UploadPartCopy',
+  'CompleteMultipartUpload',
 ]);
 
 function operation(entry: CatalogueEntry): S3Operation {
@@ -244,7 +259,15 @@ export function classifyOperation(
   // An operation refused anyway is named, with its reason, whatever else its query holds.
   if (!found.ok) return found;
   if (unforwardable) return notImplemented;
-  if (found.ok && found.operation.name === 'ListObjects' && listV2)
-    return { ok: true, operation: LIST_OBJECTS_V2 };
+  const versionId = query.find((parameter) => parameter.name === 'versionId');
+  if (versionId !== undefined && VERSIONLESS_WRITES.has(found.operation.name)) {
+    return {
+      ok: false,
+      error: 'VersionIdNotAccepted',
+      label: 'Unclassified',
+      details: { ArgumentName: 'versionId', ArgumentValue: versionId.value },
+    };
+  }
+  if (found.operation.name === 'ListObjects' && listV2) return { ok: true, operation: LIST_OBJECTS_V2 };
   return found;
 }

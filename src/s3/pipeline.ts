@@ -14,10 +14,11 @@
  * actually wanted, after authentication and authorisation.
  */
 import type http from 'node:http';
+import os from 'node:os';
 import { BackendConnection } from '../backend/connection.js';
 import type { ObjectStoreBackend } from '../backend/object-store.js';
 import { advertisedControlUrl } from '../config/addresses.js';
-import type { GatewayConfig } from '../config/schema.js';
+import { storageWorkerCount, type GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isS3Error, S3Error } from '../protocol/errors.js';
@@ -54,6 +55,7 @@ import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './steps/bot
 import { applyCors } from './steps/cors.js';
 import { throttle } from './steps/throttle.js';
 import { StorageQuotas } from './storage-quotas.js';
+import { UploadChecks } from './upload-checks.js';
 import { completeMultipartUpload } from './upstream/completion.js';
 import { forwardDeleteObjects } from './upstream/delete-objects.js';
 import { uploadForm } from './upstream/form-upload.js';
@@ -66,7 +68,10 @@ import { Upstream } from './upstream/upstream.js';
 /** What the storage endpoint is built from. */
 export interface StorageServices {
   readonly config: GatewayConfig;
-  readonly store: Pick<Store, 'db' | 'cache' | 'buckets' | 'credentials' | 'usage' | 'storageUsage'>;
+  readonly store: Pick<
+    Store,
+    'db' | 'cache' | 'buckets' | 'credentials' | 'usage' | 'storageUsage' | 'storageUploads'
+  >;
   readonly backend: Pick<ObjectStoreBackend, 'endpoint' | 'region' | 'credentials'>;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
@@ -77,6 +82,8 @@ export interface StorageServices {
 /** The storage endpoint's request listener; `close()` releases its backend connections once the server drained. */
 export interface S3Listener {
   (request: http.IncomingMessage, response: http.ServerResponse): void;
+  /** Resolves once this process is registered among those sharing limits (or its first try failed). */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,21 +100,37 @@ interface Pipeline {
   readonly quotas: StorageQuotas;
 }
 
+/** A reservation of this process no write holds is freed once it is this old (a settle that failed). */
+const STALE_AFTER_SECONDS = 10;
+
 export function createS3Listener(services: StorageServices): S3Listener {
   const { config, store, metrics, logger } = services;
   const connection = new BackendConnection(services.backend, {
     timeoutMs: config.backend.timeoutSeconds * 1000,
   });
   const upstream = new Upstream(connection, metrics, logger);
-  metrics.rateLimitProcesses.set(1);
+  // Until the registry counts them, the processes sharing the limits are at least this instance's.
+  const assumedLive = storageWorkerCount(config, os.availableParallelism());
+  metrics.rateLimitProcesses.set(assumedLive);
+  let quotas: StorageQuotas | null = null;
+  const uploadChecks = new UploadChecks(store.storageUploads, upstream, logger);
   const instances = new InstanceRegistry(store.db.sql, {
+    assumedLive,
     onCount: (live) => metrics.rateLimitProcesses.set(live),
     onError: (error) =>
       logger.warn(
         { err: error },
         'could not beat in the instance registry; rate limit shares stay as they were',
       ),
+    // Reservations no write of this process holds any more (a settle the database never took),
+    // and uploads under way the store may have let go.
+    afterBeat: async () => {
+      if (quotas !== null)
+        await store.storageUsage.releaseStale(instances.id, quotas.inFlight(), STALE_AFTER_SECONDS);
+      await uploadChecks.checkDue();
+    },
   });
+  quotas = new StorageQuotas(store.storageUsage, store.storageUploads, instances.id, upstream, logger);
   const pipeline: Pipeline = {
     services,
     verifier: createVerifier(store.cache, {
@@ -122,9 +145,9 @@ export function createS3Listener(services: StorageServices): S3Listener {
     guidance: { controlPlaneUrl: advertisedControlUrl(config) },
     instances,
     rates: new RequestRateLimiter(() => instances.live),
-    quotas: new StorageQuotas(store.storageUsage, instances.id, upstream, logger),
+    quotas,
   };
-  void instances.start();
+  const ready = instances.start();
   const domain = config.s3.domain;
   const bodyIdleTimeoutMs = config.s3.bodyIdleTimeoutMs;
   const listener = (request: http.IncomingMessage, response: http.ServerResponse): void => {
@@ -135,6 +158,7 @@ export function createS3Listener(services: StorageServices): S3Listener {
     handle(exchange, pipeline).catch((error: unknown) => fail(exchange, pipeline, error));
   };
   return Object.assign(listener, {
+    ready,
     close: async () => {
       await instances.close();
       await connection.close();
@@ -234,8 +258,8 @@ async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
   if (name === 'DeleteObjects')
     return quotas.deletions(stage, (counted) => forwardDeleteObjects(stage, counted));
   if (name === 'CopyObject' || name === 'UploadPartCopy') {
-    const sourceSize = await copySourceSize(stage, upstream);
-    return quotas.copy(stage, sourceSize, (beforeAnswer) => forward(stage, upstream, beforeAnswer));
+    const source = await copySource(stage, upstream);
+    return quotas.copy(stage, source, (beforeAnswer) => forward(stage, upstream, beforeAnswer));
   }
   return quotas.forwarded(stage, (beforeAnswer) => forward(stage, upstream, beforeAnswer));
 }
@@ -243,11 +267,15 @@ async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
 /**
  * The copy source must exist before a copy is forwarded: an UploadPartCopy from a missing source
  * whose key holds a `%` crashes Ceph RGW 16.2, and no tenant may take the shared backend down.
- * Its size, from the same HEAD, is what the copy adds under a storage quota (null: not told).
+ * Its size, from the same HEAD, is what the copy adds under a storage quota (null: not told), and
+ * the store's status says why it did not tell.
  */
-async function copySourceSize(stage: Planned, upstream: Upstream): Promise<number | null> {
+async function copySource(
+  stage: Planned,
+  upstream: Upstream,
+): Promise<{ size: number | null; status: number }> {
   const source = stage.copySource;
-  if (source === null) return null;
+  if (source === null) return { size: null, status: 400 };
   // The copy source's SSE-C key headers, named as a HEAD of the source object takes them.
   const prefix = 'x-amz-copy-source-server-side-encryption-customer-';
   const headers: Record<string, string> = {};
@@ -260,7 +288,10 @@ async function copySourceSize(stage: Planned, upstream: Upstream): Promise<numbe
   const answer = await headObject(stage.exchange, upstream, source, headers);
   if (answer.status === 404) throw new S3Error('NoSuchKey');
   const length = Number(answer.headers['content-length']);
-  return answer.status === 200 && Number.isSafeInteger(length) ? length : null;
+  return {
+    size: answer.status === 200 && Number.isSafeInteger(length) ? length : null,
+    status: answer.status,
+  };
 }
 
 function fail(exchange: Exchange, pipeline: Pipeline, error: unknown): void {

@@ -6,20 +6,27 @@
  * For a counted bucket, an upload is refused with 403 QuotaExceeded before a byte of its body is
  * read (and before `100 Continue`) when it would not fit: PutObject and form uploads by their
  * length (the decoded length of an aws-chunked body), copies by the source's size, multipart
- * uploads at creation (by x-amz-mp-object-size when the client declares it), at each part, and at
- * completion (by the sizes of the parts the store holds). Room is reserved in the database for
- * the upload's whole transfer (store/storage-usage.ts), so two uploads cannot both pass a check
- * that only one of them fits, on any instance.
+ * uploads at creation (by x-amz-mp-object-size when the client declares it), at each part (beside
+ * the parts already held) and at completion (by the sizes of the parts the store holds). Room is
+ * reserved in the database for the upload's whole transfer (store/storage-usage.ts), so two
+ * uploads cannot both pass a check that only one of them fits, on any instance.
  *
  * What is stored is accounted from what the store holds once it answered: the size written, less
- * the size of the object it replaced (a HEAD of the key before the write tells it: the one extra
- * request the quota costs, and only in counted buckets); a deletion subtracts the object's size.
- * Parts of an upload not yet completed are not counted. Writes that name a version id are not
- * accounted (versioning is the store's own setting; the quota counts current objects).
+ * the size of the object it replaced, asked of the store with a HEAD while the write holds its key
+ * (one counted write per key at a time, on every instance: what a write replaces is then exact);
+ * a deletion subtracts what is gone. The parts of a multipart upload count from the moment the
+ * store holds them until the upload completes (they become the object) or is aborted
+ * (store/storage-uploads.ts). The quota counts current objects: a write naming a version id is
+ * refused by the classification (operations.ts), a deletion of a version is counted by what the
+ * current object was before and is after.
  */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import { headerValue } from '../protocol/headers.js';
 import { S3Error } from '../protocol/errors.js';
+import { queryValue } from '../protocol/query.js';
 import type { Logger } from '../observability/logger.js';
+import { newId } from '../security/ids.js';
 import {
   bucketScope,
   NO_CHANGE,
@@ -29,25 +36,43 @@ import {
   type StorageUsageStore,
   type UsageScope,
 } from '../store/storage-usage.js';
+import type { StorageUploadsStore, UploadRef } from '../store/storage-uploads.js';
 import type { Authorised, Planned } from './stages.js';
 import { announcesBody } from './upstream/body.js';
-import { CountedDeletions } from './upstream/counted-deletions.js';
+import { CountedDeletions, type KeyHold } from './upstream/counted-deletions.js';
 import type { CompletionQuota } from './upstream/completion.js';
 import { headObject } from './upstream/probe.js';
 import type { Upstream } from './upstream/upstream.js';
-
-/** What an upload holds in the database while it is under way. */
-interface Held {
-  readonly id: string | null;
-  readonly scopes: readonly UsageScope[];
-  readonly change: StorageChange;
-}
+import { KeyTurns, type EndTurn } from './key-turns.js';
 
 /**
  * Sends a write; `beforeAnswer`, when given, is to run with the store's status before the client
  * hears it (a write that records nothing gives none, and its answer is not held up).
  */
 export type SendWrite = (beforeAnswer?: (status: number) => Promise<void>) => Promise<void>;
+
+export interface StorageQuotaOptions {
+  /** How long a write waits for another counted write to the same key before 503 SlowDown. */
+  readonly keyWaitMs?: number;
+  /** Pauses between attempts to record a write the database did not take at once. */
+  readonly settleRetryDelaysMs?: readonly number[];
+}
+
+const KEY_WAIT_MS = 30_000;
+const SETTLE_RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000];
+/** The first pause before a held key is asked for again, doubled up to the longest. */
+const FIRST_KEY_POLL_MS = 5;
+const LONGEST_KEY_POLL_MS = 250;
+
+/** The key a counted write to an object holds. */
+function objectKey(bucket: string, key: string): string {
+  return `object:${bucket}/${key}`;
+}
+
+/** The key an upload of a part holds. */
+function partKey(upload: UploadRef, partNumber: string): string {
+  return `part:${upload.bucket}/${upload.uploadId}/${partNumber}`;
+}
 
 /** The SSE-C key headers of the request, which a HEAD of an SSE-C object needs. */
 function customerKeyHeaders(stage: Planned): Record<string, string> {
@@ -74,25 +99,62 @@ function copyLength(stage: Planned, sourceSize: number | null): number | null {
   return sourceSize;
 }
 
-/** What writing `size` bytes over an object of `previous` bytes (null: none) changes. */
-function replacing(size: number, previous: number | null): StorageChange {
-  return { bytes: size - (previous ?? 0), objects: previous === null ? 1 : 0 };
+/** What replacing an object of `before` bytes (null: none) by one of `after` bytes (null: none) changes. */
+function replacing(after: number | null, before: number | null): StorageChange {
+  return {
+    bytes: (after ?? 0) - (before ?? 0),
+    objects: (after === null ? 0 : 1) - (before === null ? 0 : 1),
+  };
 }
 
-function hasVersionId(stage: Planned): boolean {
-  return stage.query.some((parameter) => parameter.name === 'versionId');
+function uploadOf(stage: Planned): UploadRef {
+  return { bucket: stage.bucket as string, uploadId: queryValue(stage.query, 'uploadId') ?? '' };
 }
 
 const succeeded = (status: number): boolean => status < 300;
 
+/** Room held for a write in flight: its reservation (null: the bucket is not counted after all). */
+interface Held {
+  readonly id: string | null;
+}
+
 export class StorageQuotas {
+  readonly #usage: StorageUsageStore;
+  readonly #uploads: StorageUploadsStore;
+  readonly #instanceId: string;
+  readonly #upstream: Upstream;
+  readonly #logger: Logger;
+  readonly #keyWaitMs: number;
+  readonly #settleRetryDelaysMs: readonly number[];
+  /**
+   * The reservations the writes of this process hold (the others are freed: instances.ts), each
+   * with the end of its turn at its key in this process.
+   */
+  readonly #inFlight = new Map<string, EndTurn>();
+  readonly #turns = new KeyTurns();
+
   constructor(
-    readonly usage: StorageUsageStore,
+    usage: StorageUsageStore,
+    uploads: StorageUploadsStore,
     /** The instance reservations are held for (store/instances.ts releases those it leaves). */
-    readonly instanceId: string,
-    readonly upstream: Upstream,
-    readonly logger: Logger,
-  ) {}
+    instanceId: string,
+    upstream: Upstream,
+    logger: Logger,
+    options: StorageQuotaOptions = {},
+  ) {
+    this.#usage = usage;
+    this.#uploads = uploads;
+    this.#instanceId = instanceId;
+    this.#upstream = upstream;
+    this.#logger = logger;
+    this.#keyWaitMs = options.keyWaitMs ?? KEY_WAIT_MS;
+    this.#settleRetryDelaysMs = options.settleRetryDelaysMs ?? SETTLE_RETRY_DELAYS_MS;
+  }
+
+  /** The reservations the writes of this process hold now. */
+  inFlight(): string[] {
+    return [...this.#inFlight.keys()];
+  }
 
   /** The quotas the request's bucket is counted under: none when no quota applies. */
   quotasOf(stage: Authorised): ScopeQuota[] {
@@ -118,6 +180,8 @@ export class StorageQuotas {
         return this.#part(stage, quotas, uploadLength(stage), send);
       case 'CreateMultipartUpload':
         return this.#creation(stage, quotas, send);
+      case 'AbortMultipartUpload':
+        return this.#abort(stage, send);
       case 'DeleteObject':
         return this.#deletion(stage, quotas, send);
       default:
@@ -132,11 +196,20 @@ export class StorageQuotas {
     return this.#upload(stage, quotas, fileLength, send);
   }
 
-  /** CopyObject or UploadPartCopy from a source of `sourceSize` bytes (null: the store did not say). */
-  copy(stage: Planned, sourceSize: number | null, send: SendWrite): Promise<void> {
+  /**
+   * CopyObject or UploadPartCopy from a source of `sourceSize` bytes; `sourceStatus` is the
+   * store's answer to a HEAD of the source. A counted bucket takes no copy whose size the store
+   * did not tell: it is refused as the store answered about its source.
+   */
+  async copy(
+    stage: Planned,
+    source: { size: number | null; status: number },
+    send: SendWrite,
+  ): Promise<void> {
     const quotas = this.quotasOf(stage);
-    const length = copyLength(stage, sourceSize);
-    if (quotas.length === 0 || length === null) return send();
+    if (quotas.length === 0) return send();
+    const length = copyLength(stage, source.size);
+    if (length === null) throw sourceRefusal(source.status);
     return stage.operation.name === 'UploadPartCopy'
       ? this.#part(stage, quotas, length, send)
       : this.#upload(stage, quotas, length, send);
@@ -146,31 +219,30 @@ export class StorageQuotas {
   async completion(stage: Planned, send: (quota?: CompletionQuota) => Promise<void>): Promise<void> {
     const quotas = this.quotasOf(stage);
     if (quotas.length === 0) return send();
-    const scopes = quotas.map((quota) => quota.scope);
-    let held: Held | null = null;
+    const upload = uploadOf(stage);
+    let held: Held = { id: null };
     let previous: number | null = null;
-    let sizeKnown = true;
-    let recorded = false;
-    await this.#releasing(
-      () => (recorded || held === null ? null : held),
+    let change: StorageChange | null = null;
+    await this.#holding(
+      () => held,
       () =>
         send({
           admit: async (size) => {
-            previous = await this.#previousSize(stage);
+            held = await this.#holdKey(stage, quotas, objectKey(upload.bucket, stage.key));
+            if (held.id === null) return;
+            previous = await this.#sizeOf(stage);
             // Without the store's list of parts, the size is known only once the object exists.
-            sizeKnown = size !== null;
-            held =
-              size === null
-                ? { id: null, scopes, change: NO_CHANGE }
-                : await this.#reserve(stage, quotas, replacing(size, previous));
+            if (size === null) return;
+            change = replacing(size, previous);
+            const counted = await this.#uploads.partBytes(upload);
+            await this.#grow(stage, held.id, quotas, { ...change, bytes: change.bytes - counted });
           },
           beforeAnswer: async (completed) => {
-            const reserved = held;
-            if (reserved === null) return;
-            recorded = true;
-            let change = completed ? reserved.change : NO_CHANGE;
-            if (completed && !sizeKnown) change = await this.#assembled(stage, previous);
-            await this.#settle(stage, reserved, change);
+            const id = held.id;
+            if (id === null) return;
+            if (!completed) return this.#record(stage, id, () => this.#usage.settle(id, NO_CHANGE));
+            const assembled = change ?? (await this.#assembled(stage, previous));
+            return this.#record(stage, id, () => this.#uploads.settleCompletion(id, upload, assembled));
           },
         }),
     );
@@ -179,78 +251,250 @@ export class StorageQuotas {
   /** DeleteObjects: `send` forwards through an upstream that accounts the deletions. */
   async deletions(stage: Planned, send: (upstream: Upstream) => Promise<void>): Promise<void> {
     const quotas = this.quotasOf(stage);
-    if (quotas.length === 0 || hasVersionId(stage)) return send(this.upstream);
+    if (quotas.length === 0) return send(this.#upstream);
     const scopes = quotas.map((quota) => quota.scope);
-    await send(
-      new CountedDeletions(this.upstream, stage.bucket as string, (freed) =>
-        this.#settle(stage, { id: null, scopes, change: NO_CHANGE }, freed),
-      ),
-    );
+    const hold = async (keys: readonly string[]): Promise<KeyHold> => {
+      const ids = await this.#holdKeys(
+        stage,
+        scopes,
+        keys.map((key) => objectKey(stage.bucket as string, key)),
+      );
+      return {
+        settle: (freed) => this.#record(stage, ids, () => this.#usage.settle(ids, freed)),
+      };
+    };
+    await send(new CountedDeletions(this.#upstream, stage.bucket as string, hold));
   }
 
+  /** PutObject, a form upload or CopyObject of `length` bytes. */
   async #upload(
     stage: Planned,
     quotas: readonly ScopeQuota[],
     length: number,
     send: SendWrite,
   ): Promise<void> {
-    if (hasVersionId(stage)) return send();
-    const change = replacing(length, await this.#previousSize(stage));
-    await this.#holding(stage, await this.#reserve(stage, quotas, change), send);
+    const key = objectKey(stage.bucket as string, stage.key);
+    const reserved = await this.#reserve(stage, quotas, { bytes: length, objects: 1 }, key);
+    // As a new object it does not fit; replacing one it may (an overwrite, a copy onto itself).
+    const fitsAsNew = 'id' in reserved;
+    const held = fitsAsNew ? reserved : await this.#holdKey(stage, quotas, key);
+    const id = held.id;
+    if (id === null) return send();
+    let change: StorageChange = NO_CHANGE;
+    await this.#holding(
+      () => held,
+      async () => {
+        change = replacing(length, await this.#sizeOf(stage));
+        if (!fitsAsNew) await this.#grow(stage, id, quotas, change);
+        await send((status) =>
+          this.#record(stage, id, () => this.#usage.settle(id, succeeded(status) ? change : NO_CHANGE)),
+        );
+      },
+    );
   }
 
-  /** A part takes room while it is transferred; it is counted once its upload completes. */
+  /**
+   * UploadPart or UploadPartCopy of `length` bytes: room for it beside the parts already counted
+   * while it is sent, counted as a part once the store holds it.
+   */
   async #part(stage: Planned, quotas: readonly ScopeQuota[], length: number, send: SendWrite): Promise<void> {
-    const held = await this.#reserve(stage, quotas, { bytes: length, objects: 0 });
-    await this.#holding(stage, { ...held, change: NO_CHANGE }, send);
+    const upload = uploadOf(stage);
+    const partNumber = queryValue(stage.query, 'partNumber') ?? '';
+    const key = partKey(upload, partNumber);
+    const reserved = await this.#reserve(stage, quotas, { bytes: length, objects: 0 }, key);
+    // Beside the parts counted it does not fit; replacing a part of the same number it may.
+    const fitsBeside = 'id' in reserved;
+    const held = fitsBeside ? reserved : await this.#holdKey(stage, quotas, key);
+    const id = held.id;
+    if (id === null) return send();
+    const part = { ...upload, key: stage.key, partNumber: Number(partNumber), bytes: length };
+    await this.#holding(
+      () => held,
+      async () => {
+        if (!fitsBeside) {
+          const replaced = Number.isSafeInteger(part.partNumber)
+            ? await this.#uploads.partBytes(upload, part.partNumber)
+            : 0;
+          await this.#grow(stage, id, quotas, { bytes: length - replaced, objects: 0 });
+        }
+        await send((status) =>
+          this.#record(stage, id, () =>
+            succeeded(status) ? this.#uploads.settlePart(id, part) : this.#usage.settle(id, NO_CHANGE),
+          ),
+        );
+      },
+    );
   }
 
   /** A multipart upload whose declared size (x-amz-mp-object-size) does not fit is refused at once. */
   async #creation(stage: Planned, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
     const declared = Number(headerValue(stage.headers, 'x-amz-mp-object-size') ?? '0');
     const size = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
-    const exceeded = await this.usage.exceeded(quotas, replacing(size, await this.#previousSize(stage)));
+    const exceeded = await this.#usage.exceeded(quotas, replacing(size, await this.#sizeOf(stage)));
     if (exceeded.length > 0) this.#refuse(stage, exceeded);
     return send();
   }
 
+  /** An aborted upload's parts (or those of one the store no longer knows) stop counting. */
+  async #abort(stage: Planned, send: SendWrite): Promise<void> {
+    const upload = uploadOf(stage);
+    await send(async (status) => {
+      if (!succeeded(status) && status !== 404) return;
+      await this.#uploads.forget(upload).catch((error: unknown) => {
+        this.#logger.warn(
+          { err: error, requestId: stage.exchange.id, bucket: upload.bucket },
+          'could not stop counting the parts of an aborted upload; the periodic check will',
+        );
+      });
+    });
+  }
+
+  /** DeleteObject: what is gone is what the key held before less what it holds after. */
   async #deletion(stage: Planned, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
-    if (hasVersionId(stage)) return send();
-    const previous = await this.#previousSize(stage);
-    if (previous === null) return send();
-    const held = { id: null, scopes: quotas.map((quota) => quota.scope), change: NO_CHANGE };
-    await send((status) =>
-      this.#settle(stage, held, succeeded(status) ? { bytes: -previous, objects: -1 } : NO_CHANGE),
+    const scopes = quotas.map((quota) => quota.scope);
+    const ids = await this.#holdKeys(stage, scopes, [objectKey(stage.bucket as string, stage.key)]);
+    const held = { id: ids[0] ?? null };
+    await this.#holding(
+      () => held,
+      async () => {
+        const before = await this.#sizeOf(stage);
+        const version = queryValue(stage.query, 'versionId') !== undefined;
+        await send((status) =>
+          this.#record(stage, ids, async () => {
+            let change = NO_CHANGE;
+            // Deleting a version may leave an older one current; deleting the key leaves nothing.
+            if (succeeded(status) && before !== null)
+              change = replacing(version ? await this.#sizeOf(stage) : null, before);
+            return this.#usage.settle(ids, change);
+          }),
+        );
+      },
     );
   }
 
-  /** Sends with `held` reserved; the store's answer settles it, and a write that got none releases it. */
-  async #holding(stage: Planned, held: Held, send: SendWrite): Promise<void> {
-    let recorded = false;
-    await this.#releasing(
-      () => (recorded ? null : held),
-      () =>
-        send((status) => {
-          recorded = true;
-          return this.#settle(stage, held, succeeded(status) ? held.change : NO_CHANGE);
-        }),
-    );
-  }
-
-  /** Runs `write`; a reservation it leaves unsettled (no answer from the store) is released after it. */
-  async #releasing(unsettled: () => Held | null, write: () => Promise<void>): Promise<void> {
+  /**
+   * Runs `write` with the room `held()` holds; a reservation it leaves unsettled (no answer from
+   * the store, a refusal, a client gone) is released after it.
+   */
+  async #holding(held: () => Held, write: () => Promise<void>): Promise<void> {
     try {
       await write();
     } finally {
-      const held = unsettled();
-      if (held !== null && held.id !== null) await this.#settle(null, held, NO_CHANGE);
+      const id = held().id;
+      if (id !== null && this.#inFlight.has(id))
+        await this.#record(null, id, () => this.#usage.settle(id, NO_CHANGE));
     }
   }
 
-  async #reserve(stage: Planned, quotas: readonly ScopeQuota[], change: StorageChange): Promise<Held> {
-    const reservation = await this.usage.reserve(this.instanceId, quotas, change);
-    if (!reservation.ok) this.#refuse(stage, reservation.exceeded);
-    return { id: reservation.id, scopes: reservation.scopes, change };
+  /**
+   * Reserves room for `change` holding `key`, waiting while another write holds it; the scopes over
+   * their quota when it does not fit (nothing held then).
+   */
+  async #reserve(
+    stage: Planned,
+    quotas: readonly ScopeQuota[],
+    change: StorageChange,
+    key: string,
+  ): Promise<Held | { exceeded: readonly UsageScope[] }> {
+    const deadline = performance.now() + this.#keyWaitMs;
+    const id = newId();
+    this.#track([id], await this.#turnsAt(stage, [key], deadline));
+    try {
+      const reservation = await this.#waitForKey(stage, deadline, () =>
+        this.#usage.reserve(this.#instanceId, quotas, change, key, id),
+      );
+      if (reservation.outcome === 'held' && reservation.id !== null) return { id };
+      this.#untrack([id]);
+      return reservation.outcome === 'over' ? { exceeded: reservation.exceeded } : { id: null };
+    } catch (error) {
+      this.#untrack([id]);
+      throw error;
+    }
+  }
+
+  /** Holds `key` with no room reserved (room is added by #grow once the write knows it). */
+  async #holdKey(stage: Planned, quotas: readonly ScopeQuota[], key: string): Promise<Held> {
+    const held = await this.#reserve(stage, quotas, NO_CHANGE, key);
+    // No room asked, no quota exceeded.
+    return 'id' in held ? held : { id: null };
+  }
+
+  /** Holds object keys for writes that reserve no room (deletions); their reservation ids. */
+  async #holdKeys(stage: Planned, scopes: readonly UsageScope[], keys: readonly string[]): Promise<string[]> {
+    const deadline = performance.now() + this.#keyWaitMs;
+    const ends = await this.#turnsAt(stage, keys, deadline);
+    try {
+      const held = await this.#waitForKey(stage, deadline, async () => {
+        const ids = await this.#usage.hold(this.#instanceId, scopes, keys);
+        return ids === null ? { outcome: 'busy' as const } : { outcome: 'held' as const, ids };
+      });
+      this.#track(held.ids, ends);
+      return held.ids;
+    } catch (error) {
+      for (const end of ends) end();
+      throw error;
+    }
+  }
+
+  /**
+   * This process's turns at `keys`, taken in key order (two writes naming the same keys cannot
+   * each wait for the other), or 503 SlowDown once `deadline` passed.
+   */
+  async #turnsAt(stage: Planned, keys: readonly string[], deadline: number): Promise<EndTurn[]> {
+    const ends = new Map<string, EndTurn>();
+    for (const key of [...new Set(keys)].sort()) {
+      const end = await this.#turns.take(key, deadline);
+      if (end === null) {
+        for (const taken of ends.values()) taken();
+        throw new S3Error('KeyWriteInProgress');
+      }
+      ends.set(key, end);
+    }
+    return keys.map((key) => ends.get(key) as EndTurn);
+  }
+
+  /** The writes of `ids` are under way, each holding its turn (`ends`, one per id). */
+  #track(ids: readonly string[], ends: readonly EndTurn[]): void {
+    ids.forEach((id, index) => this.#inFlight.set(id, ends[index] ?? (() => undefined)));
+  }
+
+  /** The writes of `ids` are over: their turns end. */
+  #untrack(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.#inFlight.get(id)?.();
+      this.#inFlight.delete(id);
+    }
+  }
+
+  /**
+   * Runs `attempt` until no other write holds its key: polled, each pause twice the last, for at
+   * most keyWaitMs (then 503 SlowDown), and no longer than the client waits.
+   */
+  async #waitForKey<T extends { outcome: string }>(
+    stage: Planned,
+    deadline: number,
+    attempt: () => Promise<T>,
+  ): Promise<Exclude<T, { outcome: 'busy' }>> {
+    let pause = FIRST_KEY_POLL_MS;
+    for (;;) {
+      const result = await attempt();
+      if (result.outcome !== 'busy') return result as Exclude<T, { outcome: 'busy' }>;
+      if (performance.now() + pause > deadline || stage.exchange.response.destroyed)
+        throw new S3Error('KeyWriteInProgress');
+      await delay(pause);
+      pause = Math.min(pause * 2, LONGEST_KEY_POLL_MS);
+    }
+  }
+
+  /** Adds room for `change` to the reservation `id`, or refuses the write with QuotaExceeded. */
+  async #grow(
+    stage: Planned,
+    id: string,
+    quotas: readonly ScopeQuota[],
+    change: StorageChange,
+  ): Promise<void> {
+    const exceeded = await this.#usage.grow(id, quotas, change);
+    if (exceeded.length > 0) this.#refuse(stage, exceeded);
   }
 
   /** QuotaExceeded naming the bucket's quota when it is one of those exceeded, else the organisation's. */
@@ -260,11 +504,11 @@ export class StorageQuotas {
     throw new S3Error(bucketOver ? 'BucketQuotaExceeded' : 'OrganisationQuotaExceeded');
   }
 
-  /** The size of the object the write replaces; null when there is none (or the store does not say). */
-  async #previousSize(stage: Planned): Promise<number | null> {
+  /** The size of the object at the request's key; null when there is none (or the store does not say). */
+  async #sizeOf(stage: Planned): Promise<number | null> {
     const answer = await headObject(
       stage.exchange,
-      this.upstream,
+      this.#upstream,
       { bucket: stage.bucket as string, key: stage.key, versionId: null },
       customerKeyHeaders(stage),
     );
@@ -274,22 +518,57 @@ export class StorageQuotas {
 
   /** What a completion whose size was unknown changed: the new object's size, from a HEAD of it. */
   async #assembled(stage: Planned, previous: number | null): Promise<StorageChange> {
-    const size = await this.#previousSize(stage).catch(() => null);
+    const size = await this.#sizeOf(stage).catch(() => null);
+    // Not told: left to the next count of the bucket rather than counted as a deletion.
     return size === null ? NO_CHANGE : replacing(size, previous);
   }
 
   /**
-   * Records what a write changed. It never fails the request: a database that does not answer
-   * now is logged (the reservation goes with its instance, a recount fixes the figures).
+   * Records what a write changed with `settle`, which drops the reservations `ids`. It never fails
+   * the request: a database that does not answer now is tried again in the background (settling
+   * twice changes nothing); should it never answer, this process stops holding the reservations
+   * and frees them at its next heartbeat, and a recount fixes the figures.
    */
-  async #settle(stage: Planned | null, held: Held, change: StorageChange): Promise<void> {
+  async #record(
+    stage: Planned | null,
+    ids: string | readonly string[],
+    settle: () => Promise<unknown>,
+  ): Promise<void> {
+    const list = typeof ids === 'string' ? [ids] : ids;
     try {
-      await this.usage.settle(held.id, held.scopes, change);
+      await settle();
+      this.#untrack(list);
     } catch (error) {
-      this.logger.warn(
+      this.#logger.warn(
         { err: error, requestId: stage?.exchange.id, bucket: stage?.bucket },
-        'could not account a write against the storage quota; recount the bucket',
+        'could not account a write against the storage quota; trying again',
       );
+      void this.#retry(stage, list, settle);
     }
   }
+
+  async #retry(stage: Planned | null, ids: readonly string[], settle: () => Promise<unknown>): Promise<void> {
+    for (const pause of this.#settleRetryDelaysMs) {
+      await delay(pause);
+      try {
+        await settle();
+        this.#untrack(ids);
+        return;
+      } catch {
+        // Tried again after the next pause.
+      }
+    }
+    this.#untrack(ids);
+    this.#logger.error(
+      { requestId: stage?.exchange.id, bucket: stage?.bucket },
+      'could not account a write against the storage quota; its reservation is freed, recount the bucket',
+    );
+  }
+}
+
+/** The refusal of a copy whose source the store would not describe, as it answered the HEAD. */
+function sourceRefusal(status: number): S3Error {
+  if (status === 403) return new S3Error('BackendAccessDenied');
+  if (status >= 500) return new S3Error('ServiceUnavailable');
+  return new S3Error('CopySourceSizeUnknown');
 }

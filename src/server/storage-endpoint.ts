@@ -42,6 +42,8 @@ export async function startStorageEndpoint(
   // S3 ignores an Expect it does not know (an empty one included); Node would answer 417.
   server.on('checkExpectation', serve);
   try {
+    // Reservations taken before this process is registered could be released by the others.
+    await listener.ready;
     const url = urlOf(
       await listen(server, config.listen.s3, 'GATEWAY_S3_LISTEN', listening),
       config.s3.tlsCertFile !== null,

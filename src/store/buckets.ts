@@ -78,8 +78,8 @@ export class BucketStore {
   }
 
   /** Every bucket of the organisation, for the storage endpoint's ListBuckets. */
-  async allForOrganisation(organisationId: string): Promise<BucketRecord[]> {
-    const rows = await this.#sql<BucketRow[]>`
+  async allForOrganisation(organisationId: string, sql: Sql = this.#sql): Promise<BucketRecord[]> {
+    const rows = await sql<BucketRow[]>`
       SELECT * FROM buckets WHERE organisation_id = ${organisationId} ORDER BY name`;
     return rows.map(toBucket);
   }

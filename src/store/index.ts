@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './database.js';
 import { InvalidationBus, type Invalidation } from './invalidation.js';
 import { runMigrations } from './migrate.js';
 import { OrganisationStore } from './organisations.js';
+import { StorageUploadsStore } from './storage-uploads.js';
 import { StorageUsageStore } from './storage-usage.js';
 import { UsageRecorder } from './usage.js';
 import { UserStore } from './users.js';
@@ -23,6 +24,8 @@ export interface Store {
   readonly usage: UsageRecorder;
   /** What the object store holds, for the storage quotas. */
   readonly storageUsage: StorageUsageStore;
+  /** The multipart uploads under way in counted buckets, and their parts. */
+  readonly storageUploads: StorageUploadsStore;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,7 @@ export async function createStore(db: Database, options: StoreOptions): Promise<
     cache,
     usage,
     storageUsage: new StorageUsageStore(db.sql),
+    storageUploads: new StorageUploadsStore(db.sql),
     close: async () => {
       await usage.close().catch(() => undefined);
       cache.close();

@@ -8,52 +8,92 @@
  */
 import { newId } from '../security/ids.js';
 import type { Sql } from './database.js';
+import { StorageUsageStore } from './storage-usage.js';
 
 /** How often a process beats, and re-counts the live ones. */
 export const HEARTBEAT_MS = 2_000;
+/** Until its first beat succeeds, a process tries again this often. */
+const FIRST_BEAT_RETRY_MS = 250;
 /** A process counts as live while its last beat is this recent: three missed beats and it is out. */
-const LIVE_WITHIN_MS = 3 * HEARTBEAT_MS;
+const LIVE_WITHIN_BEATS = 3;
 /**
  * A process silent this long is forgotten and its reservations released: long enough that a
  * process merely paused (a long garbage collection, a stalled disk) keeps its uploads' room.
  */
-const FORGOTTEN_AFTER_MS = 15 * HEARTBEAT_MS;
+export const FORGOTTEN_AFTER_MS = 15 * HEARTBEAT_MS;
 
 export interface InstanceRegistryOptions {
   heartbeatMs?: number;
+  /** How long a process may stay silent before the others forget it (FORGOTTEN_AFTER_MS). */
+  forgottenAfterMs?: number;
+  /**
+   * The live processes to assume until the first beat counts them: this instance's own, which it
+   * knows (the others' shares can only make each smaller).
+   */
+  assumedLive?: number;
   /** A beat that failed (the database did not answer); the last count stays in force. */
   onError?: (error: unknown) => void;
   /** The count of live processes changed. */
   onCount?: (live: number) => void;
+  /** Run after each beat that reached the database (this process's own clean-up). */
+  afterBeat?: () => Promise<void>;
 }
 
 export class InstanceRegistry {
   /** This process's row, and the instance its reservations name. */
   readonly id = newId();
   readonly #sql: Sql;
+  readonly #usage: StorageUsageStore;
   readonly #heartbeatMs: number;
+  readonly #forgottenAfterMs: number;
   readonly #onError: (error: unknown) => void;
   readonly #onCount: (live: number) => void;
-  #live = 1;
+  readonly #afterBeat: () => Promise<void>;
+  #live: number;
+  #counted = false;
   #timer: NodeJS.Timeout | null = null;
   #beating: Promise<void> = Promise.resolve();
+  #closed = false;
 
   constructor(sql: Sql, options: InstanceRegistryOptions = {}) {
     this.#sql = sql;
+    this.#usage = new StorageUsageStore(sql);
     this.#heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+    this.#forgottenAfterMs = options.forgottenAfterMs ?? FORGOTTEN_AFTER_MS;
+    this.#live = Math.max(1, options.assumedLive ?? 1);
     this.#onError = options.onError ?? (() => undefined);
     this.#onCount = options.onCount ?? (() => undefined);
+    this.#afterBeat = options.afterBeat ?? (async () => undefined);
   }
 
-  /** Live processes serving the storage endpoint, this one included (1 until the first beat). */
+  /** Live processes serving the storage endpoint, this one included (assumedLive until the first beat). */
   get live(): number {
     return this.#live;
   }
 
-  /** Registers and starts beating; a database that does not answer yet leaves the count at 1. */
+  /** Whether a beat has counted the live processes yet. */
+  get counted(): boolean {
+    return this.#counted;
+  }
+
+  /**
+   * Registers (the first beat, awaited: the endpoint serves once its reservations cannot be taken
+   * for an unregistered process's) and starts beating; a database that does not answer yet is
+   * tried again every FIRST_BEAT_RETRY_MS until it does, the count staying at assumedLive.
+   */
   async start(): Promise<void> {
     await this.beat();
-    this.#timer = setInterval(() => void this.beat(), this.#heartbeatMs);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(
+      () => {
+        void this.beat().then(() => this.#schedule());
+      },
+      this.#counted ? this.#heartbeatMs : FIRST_BEAT_RETRY_MS,
+    );
     this.#timer.unref();
   }
 
@@ -66,13 +106,15 @@ export class InstanceRegistry {
           ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`;
         const [row] = await this.#sql<{ live: bigint }[]>`
           SELECT count(*) AS live FROM gateway_instances
-          WHERE heartbeat_at > now() - make_interval(secs => ${LIVE_WITHIN_MS / 1000})`;
+          WHERE heartbeat_at > now() - make_interval(secs => ${(LIVE_WITHIN_BEATS * this.#heartbeatMs) / 1000})`;
         const live = Math.max(1, Number(row?.live ?? 1));
+        this.#counted = true;
         if (live !== this.#live) {
           this.#live = live;
           this.#onCount(live);
         }
         await this.#forgetSilent();
+        await this.#afterBeat();
       } catch (error) {
         this.#onError(error);
       }
@@ -82,46 +124,26 @@ export class InstanceRegistry {
 
   /** Leaves the registry: the others' shares grow at their next beat. */
   async close(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#closed = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#beating;
     try {
       await this.#sql`DELETE FROM gateway_instances WHERE id = ${this.id}`;
-      await this.#forgetSilent();
+      await this.#usage.releaseOrphaned();
     } catch (error) {
       this.#onError(error);
     }
   }
 
   /**
-   * Forgets processes silent for FORGOTTEN_AFTER_MS and releases every reservation whose process is
-   * no longer registered (one that stopped cleanly left its row already). The released room goes
-   * back to each scope, its rows locked in scope order like every other change of storage_usage.
+   * Forgets processes silent for forgottenAfterMs and releases every reservation whose process is
+   * no longer registered (one that stopped cleanly left its row already).
    */
   async #forgetSilent(): Promise<void> {
     await this.#sql`
-      WITH forgotten AS (
-        DELETE FROM gateway_instances
-        WHERE heartbeat_at < now() - make_interval(secs => ${FORGOTTEN_AFTER_MS / 1000})
-        RETURNING id
-      ),
-      orphans AS (
-        DELETE FROM storage_reservations AS reservation
-        WHERE reservation.instance_id IN (SELECT id FROM forgotten)
-           OR NOT EXISTS (SELECT 1 FROM gateway_instances AS instance WHERE instance.id = reservation.instance_id)
-        RETURNING scopes, bytes, objects
-      ),
-      per_scope AS (
-        SELECT scope, sum(bytes) AS bytes, sum(objects) AS objects
-        FROM orphans, unnest(orphans.scopes) AS scope GROUP BY scope
-      ),
-      locked AS (
-        SELECT scope FROM storage_usage WHERE scope IN (SELECT scope FROM per_scope) ORDER BY scope FOR UPDATE
-      )
-      UPDATE storage_usage AS usage SET
-        reserved_bytes = greatest(0, usage.reserved_bytes - per_scope.bytes),
-        reserved_objects = greatest(0, usage.reserved_objects - per_scope.objects)
-      FROM per_scope
-      WHERE usage.scope = per_scope.scope AND usage.scope IN (SELECT scope FROM locked)`;
+      DELETE FROM gateway_instances
+      WHERE heartbeat_at < now() - make_interval(secs => ${this.#forgottenAfterMs / 1000})`;
+    await this.#usage.releaseOrphaned();
   }
 }

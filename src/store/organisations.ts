@@ -73,6 +73,12 @@ export class OrganisationStore {
     return row ? toOrganisation(row) : null;
   }
 
+  /** The organisation, its row locked until `tx` ends: its limits cannot change meanwhile. */
+  async lockForUpdate(id: string, tx: Sql): Promise<OrganisationRecord | null> {
+    const [row] = await tx<OrganisationRow[]>`SELECT * FROM organisations WHERE id = ${id} FOR UPDATE`;
+    return row ? toOrganisation(row) : null;
+  }
+
   async findByName(name: string, sql: Sql = this.#sql): Promise<OrganisationRecord | null> {
     const [row] = await sql<
       OrganisationRow[]

@@ -1,14 +1,18 @@
 /**
  * What the object store holds, per bucket and per organisation, counted while a storage quota
- * applies (migration 0003): the rows the quotas are held against. Every change is one statement
- * that first locks the rows it touches in scope order, so concurrent uploads on any instance are
- * serialised on the same rows (PostgreSQL) and never deadlock each other.
+ * applies (migrations 0003, 0004): the rows the quotas are held against. Every change of a row
+ * first locks the rows it touches in scope order, before it touches a reservation, so concurrent
+ * writes on any instance are serialised on the same rows (PostgreSQL) and never deadlock.
  *
- * An upload first reserves room (`reserve`): it fails when the room is not there, atomically, so
- * two uploads cannot both pass a check that only one of them fits. Once the store has answered,
- * `settle` drops the reservation and adds what the store now holds; deletions and counts through
- * the store move `stored_*` directly. A reservation names the instance holding it, so one left by
- * an instance that stopped is released by the others (instances.ts).
+ * A write first reserves room (`reserve`): it fails when the room is not there, atomically, so two
+ * uploads cannot both pass a check that only one of them fits. The reservation also holds the key
+ * the write goes to: a second counted write to the same key (on any instance) finds it held and
+ * waits, so what each write replaces is known exactly. Once the store has answered, `settle`
+ * drops the reservation and adds what the store now holds, once: settling a reservation that is
+ * gone changes nothing. Against each quota count what is stored, the room reserved and the parts
+ * of multipart uploads under way (`part_bytes`, storage-uploads.ts keeps them). A reservation
+ * names the instance holding it, so one left by an instance that stopped is released by the
+ * others (instances.ts), and an instance frees its own that no write of it holds any more.
  */
 import { newId } from '../security/ids.js';
 import { countOf, inTransaction, type Sql } from './database.js';
@@ -30,6 +34,20 @@ export interface ScopeQuota extends StorageQuota {
   readonly scope: UsageScope;
 }
 
+/** An upload under way as the store lists it, with the size of each of its parts. */
+export interface CountedUpload {
+  readonly uploadId: string;
+  readonly key: string;
+  readonly parts: readonly { readonly partNumber: number; readonly bytes: number }[];
+}
+
+/** What a listing of a bucket found: its objects, and its uploads under way when the store lists them. */
+export interface BucketCount {
+  readonly bytes: number;
+  readonly objects: number;
+  readonly uploads?: readonly CountedUpload[];
+}
+
 /** How much an upload or a deletion changes what is stored: bytes and objects, either sign. */
 export interface StorageChange {
   readonly bytes: number;
@@ -40,9 +58,11 @@ export const NO_CHANGE: StorageChange = Object.freeze({ bytes: 0, objects: 0 });
 
 export type Reservation =
   /** `id` is null when none of the scopes is counted (nothing to hold). */
-  | { readonly ok: true; readonly id: string | null; readonly scopes: readonly UsageScope[] }
+  | { readonly outcome: 'held'; readonly id: string | null; readonly scopes: readonly UsageScope[] }
   /** The scopes whose quota the upload would exceed. */
-  | { readonly ok: false; readonly exceeded: readonly UsageScope[] };
+  | { readonly outcome: 'over'; readonly exceeded: readonly UsageScope[] }
+  /** Another write holds the key. */
+  | { readonly outcome: 'busy' };
 
 export interface StoredFigures {
   readonly scope: UsageScope;
@@ -51,6 +71,8 @@ export interface StoredFigures {
   readonly storedObjects: number;
   readonly reservedBytes: number;
   readonly reservedObjects: number;
+  /** Held in parts of multipart uploads under way. */
+  readonly partBytes: number;
   readonly countedAt: Date;
 }
 
@@ -62,6 +84,7 @@ export interface LimitedOrganisation {
   /** Null while it has no storage quota. */
   readonly storedBytes: number | null;
   readonly storedObjects: number | null;
+  readonly partBytes: number | null;
 }
 
 interface UsageRow {
@@ -71,6 +94,7 @@ interface UsageRow {
   stored_objects: bigint;
   reserved_bytes: bigint;
   reserved_objects: bigint;
+  part_bytes: bigint;
   counted_at: Date;
 }
 
@@ -82,15 +106,21 @@ function toFigures(row: UsageRow): StoredFigures {
     storedObjects: countOf(row.stored_objects) ?? 0,
     reservedBytes: countOf(row.reserved_bytes) ?? 0,
     reservedObjects: countOf(row.reserved_objects) ?? 0,
+    partBytes: countOf(row.part_bytes) ?? 0,
     countedAt: row.counted_at,
   };
 }
 
 /** The room an upload asks for: what it adds, never less than nothing. */
-function room(change: StorageChange): StorageChange {
+export function roomOf(change: StorageChange): StorageChange {
   return { bytes: Math.max(0, change.bytes), objects: Math.max(0, change.objects) };
 }
 
+/**
+ * The checks against a quota look only at the figures a write adds to: a write that adds nothing
+ * (an overwrite by a smaller object, a copy onto itself) passes even while a scope is over a quota
+ * that was lowered below what it holds.
+ */
 export class StorageUsageStore {
   readonly #sql: Sql;
 
@@ -99,18 +129,23 @@ export class StorageUsageStore {
   }
 
   /**
-   * Holds room for `change` in every counted scope, or holds nothing and names the scopes whose
-   * quota it would exceed. Counted against each quota: stored plus reserved plus the room asked.
+   * Holds room for `change` in every counted scope, and the key `heldKey` (null: none), or holds
+   * nothing: 'over' names the scopes whose quota it would exceed, 'busy' says another write
+   * holds the key. Counted against each quota: stored, reserved and part bytes plus the room asked.
+   * `id` is the reservation's, chosen by the caller so it knows it before the database answers.
    */
   async reserve(
     instanceId: string,
     quotas: readonly ScopeQuota[],
     change: StorageChange,
+    heldKey: string | null = null,
+    id: string = newId(),
   ): Promise<Reservation> {
-    const { bytes, objects } = room(change);
+    const { bytes, objects } = roomOf(change);
     const scopes = quotas.map((quota) => quota.scope);
-    const id = newId();
-    const [row] = await this.#sql<{ over: UsageScope[] | null; held: UsageScope[] | null }[]>`
+    const [row] = await this.#sql<
+      { over: UsageScope[] | null; held: UsageScope[] | null; counted: number }[]
+    >`
       WITH wanted AS (
         SELECT * FROM unnest(
           ${scopes}::text[],
@@ -119,20 +154,27 @@ export class StorageUsageStore {
         ) AS wanted (scope, max_bytes, max_objects)
       ),
       locked AS (
-        SELECT scope, stored_bytes + reserved_bytes AS bytes, stored_objects + reserved_objects AS objects
+        SELECT scope, stored_bytes + reserved_bytes + part_bytes AS bytes,
+               stored_objects + reserved_objects AS objects
         FROM storage_usage WHERE scope = ANY(${scopes}::text[])
         ORDER BY scope FOR UPDATE
       ),
       over AS (
         SELECT scope FROM locked JOIN wanted USING (scope)
-        WHERE (max_bytes IS NOT NULL AND bytes + ${bytes} > max_bytes)
-           OR (max_objects IS NOT NULL AND objects + ${objects} > max_objects)
+        WHERE (max_bytes IS NOT NULL AND ${bytes}::bigint > 0 AND bytes + ${bytes} > max_bytes)
+           OR (max_objects IS NOT NULL AND ${objects}::bigint > 0 AND objects + ${objects} > max_objects)
+      ),
+      registered AS (
+        INSERT INTO gateway_instances (id) SELECT ${instanceId}::uuid
+        WHERE EXISTS (SELECT 1 FROM locked)
+        ON CONFLICT (id) DO NOTHING
       ),
       held AS (
-        INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects)
-        SELECT ${id}, ${instanceId}, array_agg(scope ORDER BY scope), ${bytes}, ${objects}
+        INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
+        SELECT ${id}::uuid, ${instanceId}::uuid, array_agg(scope ORDER BY scope), ${bytes}, ${objects}, ${heldKey}
         FROM locked WHERE NOT EXISTS (SELECT 1 FROM over)
         HAVING count(*) > 0
+        ON CONFLICT (held_key) DO NOTHING
         RETURNING scopes
       ),
       raised AS (
@@ -144,15 +186,88 @@ export class StorageUsageStore {
       )
       SELECT
         (SELECT array_agg(scope ORDER BY scope) FROM over) AS over,
-        (SELECT array_agg(scope ORDER BY scope) FROM raised) AS held`;
-    if (row?.over != null) return { ok: false, exceeded: row.over };
-    const held = row?.held ?? [];
-    return { ok: true, id: held.length === 0 ? null : id, scopes: held };
+        (SELECT array_agg(scope ORDER BY scope) FROM raised) AS held,
+        (SELECT count(*)::int FROM locked) AS counted`;
+    if (row?.over != null) return { outcome: 'over', exceeded: row.over };
+    if ((row?.counted ?? 0) === 0) return { outcome: 'held', id: null, scopes: [] };
+    if (row?.held == null) return { outcome: 'busy' };
+    return { outcome: 'held', id, scopes: row.held };
+  }
+
+  /**
+   * Adds room for `change` to the reservation `id` when it fits every quota; the scopes it would
+   * exceed otherwise (the reservation is then as it was).
+   */
+  async grow(id: string, quotas: readonly ScopeQuota[], change: StorageChange): Promise<UsageScope[]> {
+    const { bytes, objects } = roomOf(change);
+    if (bytes === 0 && objects === 0) return [];
+    const scopes = quotas.map((quota) => quota.scope);
+    const [row] = await this.#sql<{ over: UsageScope[] | null }[]>`
+      WITH wanted AS (
+        SELECT * FROM unnest(
+          ${scopes}::text[],
+          ${quotas.map((quota) => quota.maxBytes)}::bigint[],
+          ${quotas.map((quota) => quota.maxObjects)}::bigint[]
+        ) AS wanted (scope, max_bytes, max_objects)
+      ),
+      locked AS (
+        SELECT scope, stored_bytes + reserved_bytes + part_bytes AS bytes,
+               stored_objects + reserved_objects AS objects
+        FROM storage_usage WHERE scope = ANY(${scopes}::text[])
+        ORDER BY scope FOR UPDATE
+      ),
+      over AS (
+        SELECT scope FROM locked JOIN wanted USING (scope)
+        WHERE (max_bytes IS NOT NULL AND ${bytes}::bigint > 0 AND bytes + ${bytes} > max_bytes)
+           OR (max_objects IS NOT NULL AND ${objects}::bigint > 0 AND objects + ${objects} > max_objects)
+      ),
+      grown AS (
+        UPDATE storage_reservations SET bytes = bytes + ${bytes}, objects = objects + ${objects}
+        WHERE id = ${id}::uuid AND NOT EXISTS (SELECT 1 FROM over)
+          AND (SELECT count(*) FROM locked) >= 0
+        RETURNING scopes
+      ),
+      raised AS (
+        UPDATE storage_usage SET
+          reserved_bytes = reserved_bytes + ${bytes},
+          reserved_objects = reserved_objects + ${objects}
+        WHERE scope IN (SELECT unnest(scopes) FROM grown)
+        RETURNING scope
+      )
+      SELECT (SELECT array_agg(scope ORDER BY scope) FROM over) AS over, (SELECT count(*) FROM raised) AS raised`;
+    return row?.over ?? [];
+  }
+
+  /**
+   * Holds each of `keys` for a write that reserves no room (a deletion), all or none: null when
+   * another write holds one of them. The ids of the holds, to settle.
+   */
+  async hold(
+    instanceId: string,
+    scopes: readonly UsageScope[],
+    keys: readonly string[],
+  ): Promise<string[] | null> {
+    if (keys.length === 0) return [];
+    const ids = keys.map(() => newId());
+    const rows = await this.#sql<{ id: string }[]>`
+      WITH registered AS (
+        INSERT INTO gateway_instances (id) VALUES (${instanceId}::uuid) ON CONFLICT (id) DO NOTHING
+      )
+      INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
+      SELECT id, ${instanceId}::uuid, ${[...scopes].sort()}::text[], 0, 0, held_key
+      FROM unnest(${ids}::uuid[], ${keys}::text[]) AS wanted (id, held_key)
+      ON CONFLICT (held_key) DO NOTHING
+      RETURNING id`;
+    if (rows.length === keys.length) return ids;
+    // Reserving no room, they changed no usage row: letting them go is just deleting them.
+    await this.#sql`DELETE FROM storage_reservations WHERE id = ANY(${rows.map((row) => row.id)}::uuid[])`;
+    return null;
   }
 
   /** Whether `change` would fit every quota now, without holding anything (the scopes over, if not). */
   async exceeded(quotas: readonly ScopeQuota[], change: StorageChange): Promise<UsageScope[]> {
-    const { bytes, objects } = room(change);
+    const { bytes, objects } = roomOf(change);
+    if (bytes === 0 && objects === 0) return [];
     const rows = await this.#sql<{ scope: UsageScope }[]>`
       SELECT usage.scope FROM storage_usage AS usage
       JOIN unnest(
@@ -160,31 +275,124 @@ export class StorageUsageStore {
         ${quotas.map((quota) => quota.maxBytes)}::bigint[],
         ${quotas.map((quota) => quota.maxObjects)}::bigint[]
       ) AS wanted (scope, max_bytes, max_objects) ON wanted.scope = usage.scope
-      WHERE (wanted.max_bytes IS NOT NULL AND usage.stored_bytes + usage.reserved_bytes + ${bytes} > wanted.max_bytes)
-         OR (wanted.max_objects IS NOT NULL AND usage.stored_objects + usage.reserved_objects + ${objects} > wanted.max_objects)
+      WHERE (wanted.max_bytes IS NOT NULL AND ${bytes}::bigint > 0
+             AND usage.stored_bytes + usage.reserved_bytes + usage.part_bytes + ${bytes} > wanted.max_bytes)
+         OR (wanted.max_objects IS NOT NULL AND ${objects}::bigint > 0
+             AND usage.stored_objects + usage.reserved_objects + ${objects} > wanted.max_objects)
       ORDER BY usage.scope`;
     return rows.map((row) => row.scope);
   }
 
   /**
-   * After the store's answer: drops the reservation `id` (when there is one and nobody released it
-   * yet) and adds `change` to what the scopes hold (NO_CHANGE when the store stored nothing).
+   * After the store's answer: drops the reservations `ids` and adds `change` to what their scopes
+   * hold (NO_CHANGE when the store stored nothing), once: reservations already gone (settled, or
+   * released with an instance that was forgotten) change nothing. Whether they were still there.
    */
-  async settle(id: string | null, scopes: readonly UsageScope[], change: StorageChange): Promise<void> {
-    if (scopes.length === 0) return;
-    await this.#sql`
-      WITH released AS (
-        DELETE FROM storage_reservations WHERE id = ${id}::uuid RETURNING bytes, objects
+  async settle(ids: string | readonly string[], change: StorageChange): Promise<boolean> {
+    const list = typeof ids === 'string' ? [ids] : [...ids];
+    if (list.length === 0) return false;
+    const [row] = await this.#sql<{ released: number }[]>`
+      WITH target AS (
+        SELECT DISTINCT unnest(scopes) AS scope FROM storage_reservations WHERE id = ANY(${list}::uuid[])
       ),
       locked AS (
+        SELECT scope FROM storage_usage WHERE scope IN (SELECT scope FROM target) ORDER BY scope FOR UPDATE
+      ),
+      released AS (
+        DELETE FROM storage_reservations
+        WHERE id = ANY(${list}::uuid[]) AND (SELECT count(*) FROM locked) >= 0
+        RETURNING bytes, objects
+      ),
+      totals AS (
+        SELECT count(*)::int AS released, coalesce(sum(bytes), 0)::bigint AS bytes,
+               coalesce(sum(objects), 0)::bigint AS objects
+        FROM released
+      ),
+      changed AS (
+        UPDATE storage_usage SET
+          reserved_bytes = greatest(0, reserved_bytes - totals.bytes),
+          reserved_objects = greatest(0, reserved_objects - totals.objects),
+          stored_bytes = greatest(0, stored_bytes + ${change.bytes}),
+          stored_objects = greatest(0, stored_objects + ${change.objects})
+        FROM totals
+        WHERE totals.released > 0 AND storage_usage.scope IN (SELECT scope FROM locked)
+      )
+      SELECT released FROM totals`;
+    return (row?.released ?? 0) > 0;
+  }
+
+  /**
+   * Adds `change` to the scopes without a reservation: for writes the storage endpoint does not
+   * make (the control plane's object deletion).
+   */
+  async adjust(scopes: readonly UsageScope[], change: StorageChange): Promise<void> {
+    if (scopes.length === 0) return;
+    await this.#sql`
+      WITH locked AS (
         SELECT scope FROM storage_usage WHERE scope = ANY(${scopes}::text[]) ORDER BY scope FOR UPDATE
       )
       UPDATE storage_usage SET
-        reserved_bytes = greatest(0, reserved_bytes - coalesce((SELECT bytes FROM released), 0)),
-        reserved_objects = greatest(0, reserved_objects - coalesce((SELECT objects FROM released), 0)),
         stored_bytes = greatest(0, stored_bytes + ${change.bytes}),
         stored_objects = greatest(0, stored_objects + ${change.objects})
       WHERE scope IN (SELECT scope FROM locked)`;
+  }
+
+  /** Releases the reservations of processes no longer registered (instances.ts forgets the silent). */
+  releaseOrphaned(): Promise<number> {
+    return this.#release(
+      (sql) => sql<{ id: string; scopes: UsageScope[] }[]>`
+        SELECT id, scopes FROM storage_reservations AS reservation
+        WHERE NOT EXISTS (
+          SELECT 1 FROM gateway_instances AS instance WHERE instance.id = reservation.instance_id
+        )`,
+    );
+  }
+
+  /**
+   * Releases this instance's reservations that none of its writes holds any more (`inFlight`:
+   * those that do), older than `olderThanSeconds`: a settle that could not reach the database.
+   */
+  releaseStale(instanceId: string, inFlight: readonly string[], olderThanSeconds: number): Promise<number> {
+    return this.#release(
+      (sql) => sql<{ id: string; scopes: UsageScope[] }[]>`
+        SELECT id, scopes FROM storage_reservations
+        WHERE instance_id = ${instanceId}::uuid AND id <> ALL(${[...inFlight]}::uuid[])
+          AND created_at < now() - make_interval(secs => ${olderThanSeconds})`,
+    );
+  }
+
+  /**
+   * Releases the reservations `find` names: their room goes back to each scope. The candidates are
+   * read first, then their rows are locked in scope order before the reservations go, like every
+   * other change. The number released.
+   */
+  async #release(find: (sql: Sql) => Promise<{ id: string; scopes: UsageScope[] }[]>): Promise<number> {
+    const candidates = await find(this.#sql);
+    if (candidates.length === 0) return 0;
+    const ids = candidates.map((candidate) => candidate.id);
+    const scopes = [...new Set(candidates.flatMap((candidate) => candidate.scopes))].sort();
+    const [row] = await this.#sql<{ released: number }[]>`
+      WITH locked AS (
+        SELECT scope FROM storage_usage WHERE scope = ANY(${scopes}::text[]) ORDER BY scope FOR UPDATE
+      ),
+      released AS (
+        DELETE FROM storage_reservations
+        WHERE id = ANY(${ids}::uuid[]) AND (SELECT count(*) FROM locked) >= 0
+        RETURNING scopes, bytes, objects
+      ),
+      per_scope AS (
+        SELECT scope, sum(bytes)::bigint AS bytes, sum(objects)::bigint AS objects
+        FROM released, unnest(released.scopes) AS scope GROUP BY scope
+      ),
+      changed AS (
+        UPDATE storage_usage AS usage SET
+          reserved_bytes = greatest(0, usage.reserved_bytes - per_scope.bytes),
+          reserved_objects = greatest(0, usage.reserved_objects - per_scope.objects)
+        FROM per_scope
+        WHERE usage.scope = per_scope.scope AND usage.scope IN (SELECT scope FROM locked)
+      )
+      SELECT count(*)::int AS released FROM released`;
+    return row?.released ?? 0;
   }
 
   /** The counted scopes among `scopes`. */
@@ -194,10 +402,47 @@ export class StorageUsageStore {
     return new Set(rows.map((row) => row.scope));
   }
 
+  /** Every bucket counted now, by name, with its organisation. */
+  async countedBuckets(): Promise<{ bucket: string; organisationId: string }[]> {
+    const rows = await this.#sql<{ bucket: string; organisation_id: string }[]>`
+      SELECT bucket, organisation_id FROM storage_usage WHERE bucket IS NOT NULL ORDER BY bucket`;
+    return rows.map((row) => ({ bucket: row.bucket, organisationId: row.organisation_id }));
+  }
+
+  /**
+   * Sets a counted organisation's row to the sum of its buckets' rows (all counted while it is) and
+   * its reserved room to what the reservations hold; false when it is not counted.
+   */
+  async resumOrganisation(organisationId: string): Promise<boolean> {
+    const scope = organisationScope(organisationId);
+    return this.#sql.begin(async (transaction) => {
+      const sql = inTransaction(transaction);
+      const [locked] = await sql<{ scope: UsageScope }[]>`
+        SELECT scope FROM storage_usage WHERE organisation_id = ${organisationId}
+        ORDER BY scope FOR UPDATE`;
+      if (locked === undefined) return false;
+      const [row] = await sql<{ scope: UsageScope }[]>`
+        UPDATE storage_usage AS usage SET
+          stored_bytes = sums.stored_bytes, stored_objects = sums.stored_objects,
+          part_bytes = sums.part_bytes, counted_at = now()
+        FROM (
+          SELECT coalesce(sum(stored_bytes), 0)::bigint AS stored_bytes,
+                 coalesce(sum(stored_objects), 0)::bigint AS stored_objects,
+                 coalesce(sum(part_bytes), 0)::bigint AS part_bytes
+          FROM storage_usage WHERE organisation_id = ${organisationId} AND bucket IS NOT NULL
+        ) AS sums
+        WHERE usage.scope = ${scope}
+        RETURNING usage.scope`;
+      if (row === undefined) return false;
+      await rebuildReserved(sql, [scope]);
+      return true;
+    });
+  }
+
   /** Every counted scope of the organisation: its own row (if counted) and its buckets'. */
   async figures(organisationId: string): Promise<StoredFigures[]> {
     const rows = await this.#sql<UsageRow[]>`
-      SELECT scope, bucket, stored_bytes, stored_objects, reserved_bytes, reserved_objects, counted_at
+      SELECT scope, bucket, stored_bytes, stored_objects, reserved_bytes, reserved_objects, part_bytes, counted_at
       FROM storage_usage WHERE organisation_id = ${organisationId} ORDER BY scope`;
     return rows.map(toFigures);
   }
@@ -212,9 +457,11 @@ export class StorageUsageStore {
         requests_per_second: number | null;
         stored_bytes: bigint | null;
         stored_objects: bigint | null;
+        part_bytes: bigint | null;
       }[]
     >`
-      SELECT o.name, o.max_bytes, o.max_objects, o.requests_per_second, u.stored_bytes, u.stored_objects
+      SELECT o.name, o.max_bytes, o.max_objects, o.requests_per_second, u.stored_bytes, u.stored_objects,
+             u.part_bytes
       FROM organisations AS o
       LEFT JOIN storage_usage AS u ON u.scope = 'organisation:' || o.id::text
       WHERE o.max_bytes IS NOT NULL OR o.max_objects IS NOT NULL OR o.requests_per_second IS NOT NULL
@@ -226,37 +473,54 @@ export class StorageUsageStore {
       requestsPerSecond: row.requests_per_second,
       storedBytes: countOf(row.stored_bytes),
       storedObjects: countOf(row.stored_objects),
+      partBytes: countOf(row.part_bytes),
     }));
   }
 
   /**
    * Sets a bucket's row to a count through the store (creating it: counting starts), and moves its
-   * organisation's row, when counted, by the difference. Writes that settle while the listing runs
-   * may be missed or counted twice; a later count corrects them.
+   * organisation's row, when counted, by the difference. With `count.uploads` (the uploads under
+   * way, when the store lists them) the bucket's parts are replaced by those listed; without, they
+   * stay as counted. The room reserved is rebuilt from the reservations held. Writes that settle
+   * while the listing runs may be missed or counted twice; a later count corrects them.
    */
   async recordBucketCount(
     organisationId: string,
     bucket: string,
-    count: { bytes: number; objects: number },
+    count: BucketCount,
     tx?: Sql,
   ): Promise<void> {
     const run = async (sql: Sql) => {
-      const scopes = [bucketScope(bucket), organisationScope(organisationId)];
-      await sql`SELECT scope FROM storage_usage WHERE scope = ANY(${scopes}::text[]) ORDER BY scope FOR UPDATE`;
-      const [previous] = await sql<{ stored_bytes: bigint; stored_objects: bigint }[]>`
-        SELECT stored_bytes, stored_objects FROM storage_usage WHERE scope = ${bucketScope(bucket)}`;
+      const own = bucketScope(bucket);
+      const organisation = organisationScope(organisationId);
+      await sql`SELECT scope FROM storage_usage WHERE scope = ANY(${[own, organisation]}::text[]) ORDER BY scope FOR UPDATE`;
+      const [previous] = await sql<{ stored_bytes: bigint; stored_objects: bigint; part_bytes: bigint }[]>`
+        SELECT stored_bytes, stored_objects, part_bytes FROM storage_usage WHERE scope = ${own}`;
+      let partBytes = countOf(previous?.part_bytes ?? null) ?? 0;
+      if (count.uploads !== undefined) {
+        partBytes = await replaceUploads(sql, bucket, count.uploads);
+      } else if (previous === undefined) {
+        // Counting starts without a list of the uploads under way: none is known.
+        await sql`DELETE FROM storage_uploads WHERE bucket = ${bucket}`;
+        await sql`DELETE FROM storage_upload_parts WHERE bucket = ${bucket}`;
+        partBytes = 0;
+      }
       await sql`
-        INSERT INTO storage_usage (scope, organisation_id, bucket, stored_bytes, stored_objects, counted_at)
-        VALUES (${bucketScope(bucket)}, ${organisationId}, ${bucket}, ${count.bytes}, ${count.objects}, now())
+        INSERT INTO storage_usage (scope, organisation_id, bucket, stored_bytes, stored_objects, part_bytes, counted_at)
+        VALUES (${own}, ${organisationId}, ${bucket}, ${count.bytes}, ${count.objects}, ${partBytes}, now())
         ON CONFLICT (scope) DO UPDATE SET
-          stored_bytes = EXCLUDED.stored_bytes, stored_objects = EXCLUDED.stored_objects, counted_at = now()`;
+          stored_bytes = EXCLUDED.stored_bytes, stored_objects = EXCLUDED.stored_objects,
+          part_bytes = EXCLUDED.part_bytes, counted_at = now()`;
       const bytes = count.bytes - (countOf(previous?.stored_bytes ?? null) ?? 0);
       const objects = count.objects - (countOf(previous?.stored_objects ?? null) ?? 0);
+      const parts = partBytes - (countOf(previous?.part_bytes ?? null) ?? 0);
       await sql`
         UPDATE storage_usage SET
           stored_bytes = greatest(0, stored_bytes + ${bytes}),
-          stored_objects = greatest(0, stored_objects + ${objects})
-        WHERE scope = ${organisationScope(organisationId)}`;
+          stored_objects = greatest(0, stored_objects + ${objects}),
+          part_bytes = greatest(0, part_bytes + ${parts})
+        WHERE scope = ${organisation}`;
+      await rebuildReserved(sql, [own, organisation]);
     };
     if (tx !== undefined) await run(tx);
     else await this.#sql.begin((transaction) => run(inTransaction(transaction)));
@@ -277,9 +541,9 @@ export class StorageUsageStore {
    */
   async startOrganisation(organisationId: string, tx?: Sql): Promise<void> {
     await (tx ?? this.#sql)`
-      INSERT INTO storage_usage (scope, organisation_id, stored_bytes, stored_objects, counted_at)
+      INSERT INTO storage_usage (scope, organisation_id, stored_bytes, stored_objects, part_bytes, counted_at)
       SELECT ${organisationScope(organisationId)}, ${organisationId},
-             coalesce(sum(stored_bytes), 0), coalesce(sum(stored_objects), 0), now()
+             coalesce(sum(stored_bytes), 0), coalesce(sum(stored_objects), 0), coalesce(sum(part_bytes), 0), now()
       FROM storage_usage WHERE organisation_id = ${organisationId} AND bucket IS NOT NULL
       ON CONFLICT (scope) DO NOTHING`;
   }
@@ -297,16 +561,63 @@ export class StorageUsageStore {
       gone AS (
         DELETE FROM storage_usage
         WHERE scope = ${bucketScope(bucket)} AND scope IN (SELECT scope FROM locked)
-        RETURNING stored_bytes, stored_objects
+        RETURNING stored_bytes, stored_objects, part_bytes
       )
       UPDATE storage_usage SET
         stored_bytes = greatest(0, stored_bytes - (SELECT stored_bytes FROM gone)),
-        stored_objects = greatest(0, stored_objects - (SELECT stored_objects FROM gone))
+        stored_objects = greatest(0, stored_objects - (SELECT stored_objects FROM gone)),
+        part_bytes = greatest(0, part_bytes - (SELECT part_bytes FROM gone))
       WHERE scope = ${organisationScope(organisationId)} AND EXISTS (SELECT 1 FROM gone)`;
   }
 
-  /** Counting stops for these scopes (no quota applies to them any more). */
+  /** Counting stops for these scopes (no quota applies to them any more), and for their buckets' parts. */
   async stop(scopes: readonly UsageScope[], tx?: Sql): Promise<void> {
-    await (tx ?? this.#sql)`DELETE FROM storage_usage WHERE scope = ANY(${scopes}::text[])`;
+    const buckets = scopes.filter((scope) => scope.startsWith('bucket:')).map((scope) => scope.slice(7));
+    const sql = tx ?? this.#sql;
+    await sql`DELETE FROM storage_usage WHERE scope = ANY(${scopes}::text[])`;
+    await sql`DELETE FROM storage_uploads WHERE bucket = ANY(${buckets}::text[])`;
+    await sql`DELETE FROM storage_upload_parts WHERE bucket = ANY(${buckets}::text[])`;
   }
+}
+
+/** Replaces the bucket's uploads under way by those listed; the bytes their parts hold. */
+async function replaceUploads(sql: Sql, bucket: string, uploads: readonly CountedUpload[]): Promise<number> {
+  await sql`DELETE FROM storage_uploads WHERE bucket = ${bucket}`;
+  await sql`DELETE FROM storage_upload_parts WHERE bucket = ${bucket}`;
+  if (uploads.length === 0) return 0;
+  await sql`
+    INSERT INTO storage_uploads (bucket, upload_id, object_key)
+    SELECT ${bucket}, upload_id, object_key
+    FROM unnest(${uploads.map((upload) => upload.uploadId)}::text[], ${uploads.map((upload) => upload.key)}::text[])
+      AS listed (upload_id, object_key)
+    ON CONFLICT DO NOTHING`;
+  const parts = uploads.flatMap((upload) =>
+    upload.parts.map((part) => ({ uploadId: upload.uploadId, ...part })),
+  );
+  if (parts.length > 0) {
+    await sql`
+      INSERT INTO storage_upload_parts (bucket, upload_id, part_number, bytes)
+      SELECT ${bucket}, upload_id, part_number, bytes
+      FROM unnest(
+        ${parts.map((part) => part.uploadId)}::text[],
+        ${parts.map((part) => part.partNumber)}::int[],
+        ${parts.map((part) => part.bytes)}::bigint[]
+      ) AS listed (upload_id, part_number, bytes)
+      ON CONFLICT DO NOTHING`;
+  }
+  return parts.reduce((sum, part) => sum + part.bytes, 0);
+}
+
+/** Sets the room reserved in `scopes` (rows locked by the caller) to what the reservations hold. */
+async function rebuildReserved(sql: Sql, scopes: readonly UsageScope[]): Promise<void> {
+  await sql`
+    UPDATE storage_usage AS usage SET
+      reserved_bytes = coalesce(held.bytes, 0),
+      reserved_objects = coalesce(held.objects, 0)
+    FROM (SELECT unnest(${scopes}::text[]) AS scope) AS wanted
+    LEFT JOIN (
+      SELECT scope, sum(bytes)::bigint AS bytes, sum(objects)::bigint AS objects
+      FROM storage_reservations, unnest(scopes) AS scope GROUP BY scope
+    ) AS held USING (scope)
+    WHERE usage.scope = wanted.scope`;
 }

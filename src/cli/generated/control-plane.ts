@@ -912,6 +912,14 @@ export interface components {
             settings?: {
                 [key: string]: (string | null) | (number | null) | (boolean | null);
             };
+            /**
+             * @example {
+             *       "maxBytes": 107374182400,
+             *       "maxObjects": 1000000,
+             *       "requestsPerSecond": 500,
+             *       "credentialRequestsPerSecond": 50
+             *     }
+             */
             limits?: components["schemas"]["OrganisationLimitsUpdate"];
         };
         /** @enum {string} */
@@ -986,6 +994,11 @@ export interface components {
             reservedBytes: number;
             /** Format: double */
             reservedObjects: number;
+            /**
+             * Format: double
+             * @description Held in the parts of multipart uploads not yet completed or aborted (counted against maxBytes).
+             */
+            partBytes: number;
             /**
              * Format: date-time
              * @description When counting started from a listing of the store (the first quota, or a recount).
@@ -1322,7 +1335,14 @@ export interface components {
         };
         /** @description Give `public`, `quota` or both. */
         UpdateBucketRequest: {
+            /** @example false */
             public?: boolean;
+            /**
+             * @example {
+             *       "maxBytes": 10737418240,
+             *       "maxObjects": 100000
+             *     }
+             */
             quota?: components["schemas"]["BucketQuotaUpdate"];
         };
         CorsRuleBody: {

@@ -317,6 +317,7 @@ const models: TsoaRoute.Models = {
             "storedObjects": {"dataType":"double","required":true},
             "reservedBytes": {"dataType":"double","required":true},
             "reservedObjects": {"dataType":"double","required":true},
+            "partBytes": {"dataType":"double","required":true},
             "countedAt": {"dataType":"datetime","required":true},
         },
         "additionalProperties": false,

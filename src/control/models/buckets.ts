@@ -65,7 +65,9 @@ export interface BucketQuotaUpdate {
 
 /** Give `public`, `quota` or both. */
 export interface UpdateBucketRequest {
+  /** @example false */
   public?: boolean;
+  /** @example {"maxBytes": 10737418240, "maxObjects": 100000} */
   quota?: BucketQuotaUpdate;
 }
 

@@ -98,6 +98,7 @@ export interface UpdateOrganisationRequest {
   name?: string;
   /** Merged into the current settings; a key set to null is removed. */
   settings?: { [key: string]: string | number | boolean | null };
+  /** @example {"maxBytes": 107374182400, "maxObjects": 1000000, "requestsPerSecond": 500, "credentialRequestsPerSecond": 50} */
   limits?: OrganisationLimitsUpdate;
 }
 
@@ -150,6 +151,8 @@ export interface StoredUsage {
   /** Room held by uploads under way (counted against the quota until they end). */
   reservedBytes: number;
   reservedObjects: number;
+  /** Held in the parts of multipart uploads not yet completed or aborted (counted against maxBytes). */
+  partBytes: number;
   /** When counting started from a listing of the store (the first quota, or a recount). */
   countedAt: Date;
 }

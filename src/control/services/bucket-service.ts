@@ -114,7 +114,11 @@ export class BucketService {
     const updated = await inOneTransaction(store, async (tx, changed) => {
       let updated: BucketRecord | null = bucket;
       if (request.public !== undefined) updated = await store.buckets.setPublic(name, request.public, tx);
-      if (quota !== undefined) {
+      if (quota !== undefined && request.quota !== undefined) {
+        // Checked again against the organisation's quota as it is now, locked until this commits.
+        const organisation = await store.organisations.lockForUpdate(member.organisationId, tx);
+        if (organisation === null) throw new ProblemError('no_organisation');
+        updatedBucketQuota(bucket.quota, request.quota, organisation.limits.storage);
         updated = await store.buckets.setQuota(name, quota, tx);
         await counting?.(tx);
       }

@@ -60,6 +60,33 @@ export function quotaExcess(quota: StorageQuota, within: StorageQuota, prefix: s
   return errors;
 }
 
+/**
+ * Each of the organisation's storage limits that is below a bucket's own, as field errors: a
+ * bucket's quota lies within its organisation's, so the organisation's cannot be lowered past it.
+ */
+export function bucketQuotasAbove(
+  organisation: StorageQuota,
+  buckets: readonly { readonly name: string; readonly quota: StorageQuota }[],
+): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const field of ['maxBytes', 'maxObjects'] as const) {
+    const limit = organisation[field];
+    if (limit === null) continue;
+    let largest: { name: string; value: number } | null = null;
+    for (const bucket of buckets) {
+      const value = bucket.quota[field];
+      if (value !== null && value > limit && (largest === null || value > largest.value))
+        largest = { name: bucket.name, value };
+    }
+    if (largest !== null)
+      errors.push({
+        field: `limits.${field}`,
+        message: `must be at least ${largest.value}, the quota of bucket ${largest.name}: lower the bucket's quota first`,
+      });
+  }
+  return errors;
+}
+
 /** The organisation's limits after `update`, checked against who the caller is. */
 export function updatedOrganisationLimits(
   current: OrganisationLimits,

@@ -16,9 +16,9 @@ import type {
   UsageReport,
 } from '../models/organisation.js';
 import { DEFAULT_PAGE_SIZE, decodeCursor, isUuid, toPage } from '../pagination.js';
-import { invalidField, ProblemError } from '../problems.js';
+import { invalidField, ProblemError, validationProblem } from '../problems.js';
 import type { InvitationIssuer } from './invitation-issuer.js';
-import { updatedOrganisationLimits } from './limit-rules.js';
+import { bucketQuotasAbove, updatedOrganisationLimits } from './limit-rules.js';
 import { rethrowOrganisationNameTaken } from './record-rules.js';
 import type { CountingChange, StorageCounting } from './storage-counting.js';
 import { inOneTransaction } from '../../store/transaction.js';
@@ -82,6 +82,13 @@ export class OrganisationService {
       );
     }
     const updated = await inOneTransaction(this.#deps.context.store, async (tx, changed) => {
+      if (limits !== undefined) {
+        // Locked, so that no bucket quota is raised past the new limit while it is set.
+        await organisations.lockForUpdate(current.id, tx);
+        const buckets = await this.#deps.context.store.buckets.allForOrganisation(current.id, tx);
+        const errors = bucketQuotasAbove(limits.storage, buckets);
+        if (errors.length > 0) throw validationProblem(errors);
+      }
       let updated = await organisations
         .updateSettings(current.id, { name: request.name, settings }, tx)
         .catch(rethrowOrganisationNameTaken);

@@ -13,32 +13,37 @@ import type { DeleteResult, ObjectStoreBackend } from '../../backend/object-stor
 import type { Sql } from '../../store/database.js';
 import type { Store } from '../../store/index.js';
 import type { BucketRecord, StorageQuota } from '../../store/records.js';
-import { bucketScope, organisationScope, type UsageScope } from '../../store/storage-usage.js';
+import {
+  bucketScope,
+  organisationScope,
+  type BucketCount,
+  type UsageScope,
+} from '../../store/storage-usage.js';
 import { quotaApplies } from './limit-rules.js';
-
-export interface BucketCount {
-  bytes: number;
-  objects: number;
-}
 
 /** ListObjectsV2's largest page. */
 const PAGE = 1000;
 /** Size lookups in flight at once before a deletion of many keys. */
 const CONCURRENT_LOOKUPS = 8;
 
-/** Bytes and objects the store holds in `bucket` now, from a listing of it. */
+/**
+ * Bytes and objects the store holds in `bucket` now, from a listing of it, and the multipart
+ * uploads under way with their parts (when the store lists them).
+ */
 export async function countBucket(backend: ObjectStoreBackend, bucket: string): Promise<BucketCount> {
-  const count = { bytes: 0, objects: 0 };
+  let bytes = 0;
+  let objects = 0;
   let cursor: string | undefined;
   do {
     const page = await backend.listObjects(bucket, { limit: PAGE, cursor });
     for (const object of page.objects) {
-      count.bytes += object.size;
-      count.objects += 1;
+      bytes += object.size;
+      objects += 1;
     }
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
-  return count;
+  const uploads = await backend.listUploads(bucket);
+  return uploads === null ? { bytes, objects } : { bytes, objects, uploads };
 }
 
 /** What a quota change does to the counting, to record in the transaction that changes the quota. */
@@ -132,7 +137,7 @@ export class StorageCounting {
       change.objects -= 1;
     }
     const scopes = [bucketScope(bucket.name), organisationScope(bucket.organisationId)];
-    if (change.objects !== 0) await this.#store.storageUsage.settle(null, scopes, change);
+    if (change.objects !== 0) await this.#store.storageUsage.adjust(scopes, change);
     return results;
   }
 

@@ -67,6 +67,7 @@ function storedUsage(figures: StoredFigures | undefined): { usage?: StoredUsage 
       storedObjects: figures.storedObjects,
       reservedBytes: figures.reservedBytes,
       reservedObjects: figures.reservedObjects,
+      partBytes: figures.partBytes,
       countedAt: figures.countedAt,
     },
   };

@@ -10,7 +10,7 @@ import { S3Error } from '../../protocol/errors.js';
 import { effectiveHeaders, headerValue } from '../../protocol/headers.js';
 import { isKeyCharacterSetValid, isKeyLengthValid, isAddressableBucketName } from '../../protocol/limits.js';
 import { hostName, splitRequestTarget } from '../../protocol/paths.js';
-import { parseQuery } from '../../protocol/query.js';
+import { parseQuery, repeatedName } from '../../protocol/query.js';
 import { detectAuthForm } from '../../sigv4/authorization.js';
 import type { Exchange } from '../exchange.js';
 import { classifyOperation, levelOf } from '../operations.js';
@@ -74,6 +74,14 @@ export function address(arrived: Arrived, domain: string): Addressed {
   exchange.bucket = location.bucket;
   exchange.key = location.key;
   for (const parameter of arrived.query) if (!parameter.wellFormed) throw new S3Error('InvalidURI');
+  const repeated = repeatedName(arrived.query);
+  if (repeated !== null) {
+    throw new S3Error(
+      'RepeatedQueryParameter',
+      { ArgumentName: repeated },
+      `The query parameter ${repeated} is given more than once; give each query parameter once.`,
+    );
+  }
   const headers = effectiveHeaders(exchange.headers, arrived.query);
   const level = levelOf(location.bucket, location.key);
   const classification = classifyOperation(

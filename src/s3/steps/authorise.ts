@@ -141,11 +141,11 @@ async function refuseUnoffered(
     const entry = await addressedBucket(stage, cache, known);
     if (entry !== null) await activeOrganisation(stage.exchange, cache, entry.bucket.organisationId);
   }
-  const { error, notOffered } = stage.classification;
+  const { error, notOffered, details } = stage.classification;
   if (error === 'MethodNotAllowed')
     throw new S3Error(error, undefined, bucketWriteMessage(guidance.controlPlaneUrl));
   throw notOffered === undefined
-    ? new S3Error(error)
+    ? new S3Error(error, details)
     : new S3Error(
         error,
         undefined,

@@ -1,11 +1,12 @@
 /**
  * DeleteObjects in a bucket under a storage quota: the Delete document that delete-objects.ts
- * reads and forwards passes through here, which asks the store for the size of every key it names
- * before the deletion and, once the store has answered and before the client hears it, whether
- * each is still there. Keys that were there and are gone were deleted; what they held is freed.
+ * reads and forwards passes through here. Its keys are held against other counted writes to them
+ * (storage-quotas.ts) while the store is asked the size of each before the deletion and, once it
+ * has answered and before the client hears it, after: what the keys held before less what they
+ * hold after is what the deletions freed (a deleted version may leave an older one current).
  */
 import type { Exchange } from '../exchange.js';
-import type { StorageChange } from '../../store/storage-usage.js';
+import { NO_CHANGE, type StorageChange } from '../../store/storage-usage.js';
 import { deleteObjectKeys } from './delete-objects.js';
 import { headObject } from './probe.js';
 import { Upstream, type Forwarded } from './upstream.js';
@@ -13,42 +14,57 @@ import { Upstream, type Forwarded } from './upstream.js';
 /** HEADs in flight at once for one DeleteObjects (which names up to 1,000 keys). */
 const CONCURRENT_HEADS = 8;
 
+/** Keys held for a deletion; `settle` records what it freed and lets them go. It must not reject. */
+export interface KeyHold {
+  settle(freed: StorageChange): Promise<void>;
+}
+
 export class CountedDeletions extends Upstream {
   readonly #bucket: string;
-  readonly #record: (freed: StorageChange) => Promise<void>;
+  readonly #hold: (keys: readonly string[]) => Promise<KeyHold>;
 
-  /** `record` is given what the deletions freed (negative figures); it must not reject. */
-  constructor(upstream: Upstream, bucket: string, record: (freed: StorageChange) => Promise<void>) {
+  /** `hold` holds the keys until the hold it gives is settled. */
+  constructor(upstream: Upstream, bucket: string, hold: (keys: readonly string[]) => Promise<KeyHold>) {
     super(upstream.connection, upstream.metrics, upstream.logger);
     this.#bucket = bucket;
-    this.#record = record;
+    this.#hold = hold;
   }
 
   override async forward(exchange: Exchange, forwarded: Forwarded): Promise<void> {
     const keys = Buffer.isBuffer(forwarded.body) ? [...new Set(deleteObjectKeys(forwarded.body))] : [];
-    const before = await this.#sizes(exchange, keys);
-    const present = keys.filter((key) => before.get(key) !== null);
-    await super.forward(exchange, {
-      ...forwarded,
-      beforeAnswer: async (status) => {
-        if (status >= 300 || present.length === 0) return;
-        let after: Map<string, number | null>;
-        try {
-          after = await this.#sizes(exchange, present);
-        } catch (error) {
-          // What it freed is left to the next count of the bucket.
-          this.logger.warn({ err: error, requestId: exchange.id }, 'could not tell what DeleteObjects freed');
-          return;
-        }
-        const freed = { bytes: 0, objects: 0 };
-        for (const key of present) {
-          if (after.get(key) !== null) continue;
-          freed.bytes -= before.get(key) ?? 0;
-          freed.objects -= 1;
-        }
-        if (freed.objects !== 0) await this.#record(freed);
-      },
-    });
+    const hold = await this.#hold(keys);
+    let settled = false;
+    try {
+      const before = await this.#sizes(exchange, keys);
+      const present = keys.filter((key) => before.get(key) !== null);
+      await super.forward(exchange, {
+        ...forwarded,
+        beforeAnswer: async (status) => {
+          settled = true;
+          if (status >= 300 || present.length === 0) return hold.settle(NO_CHANGE);
+          let after: Map<string, number | null>;
+          try {
+            after = await this.#sizes(exchange, present);
+          } catch (error) {
+            // What it freed is left to the next count of the bucket.
+            this.logger.warn(
+              { err: error, requestId: exchange.id },
+              'could not tell what DeleteObjects freed',
+            );
+            return hold.settle(NO_CHANGE);
+          }
+          const freed = { bytes: 0, objects: 0 };
+          for (const key of present) {
+            const now = after.get(key) ?? null;
+            freed.bytes += (now ?? 0) - (before.get(key) ?? 0);
+            freed.objects += now === null ? -1 : 0;
+          }
+          return hold.settle(freed);
+        },
+      });
+    } finally {
+      if (!settled) await hold.settle(NO_CHANGE);
+    }
   }
 
   /** Each key's size, null for a key the store does not hold. */

@@ -6,7 +6,7 @@
  */
 import { S3Error } from '../../protocol/errors.js';
 import { MAX_DELETE_OBJECTS_KEYS } from '../../protocol/limits.js';
-import { childList, childText, parseXml } from '../../protocol/xml.js';
+import { childList, childText, decodeXmlText, parseXml } from '../../protocol/xml.js';
 import { assertDeletableKeys } from '../steps/authorise.js';
 import type { Planned } from '../stages.js';
 import { readBody } from './body.js';
@@ -17,16 +17,20 @@ import type { Upstream } from './upstream.js';
 export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
 
 /**
- * The keys a Delete document names, exactly as the store will read them (whitespace kept: a
- * trimmed key could pass a prefix check its untrimmed self fails); MalformedXML when it is not
- * one. A key written with character references stays as written, which a prefix check refuses
- * rather than misreads.
+ * The keys a Delete document names, exactly as the store will read them: whitespace kept (a
+ * trimmed key could pass a prefix check its untrimmed self fails), entities and character
+ * references decoded (`a&amp;b` is the key a&b, which the prefix check and the storage quota's
+ * accounting must both see); MalformedXML when it is not one.
  */
 export function deleteObjectKeys(body: Buffer): string[] {
   const document = parseXml(body.toString('utf8'), ['Object'], { keepWhitespace: true });
   const root = document?.Delete;
   if (root === undefined || root === null || typeof root !== 'object') throw new S3Error('MalformedXML');
-  return childList(root, 'Object').map((object) => childText(object, 'Key') ?? '');
+  return childList(root, 'Object').map((object) => {
+    const key = decodeXmlText(childText(object, 'Key') ?? '');
+    if (key === null) throw new S3Error('MalformedXML');
+    return key;
+  });
 }
 
 export async function forwardDeleteObjects(stage: Planned, upstream: Upstream): Promise<void> {

@@ -137,7 +137,8 @@ export interface SignOptions {
   baseUrl: string;
   /** Path exactly as sent (already encoded). */
   path: string;
-  query?: Record<string, string>;
+  /** A list of values repeats the parameter (signed as SigV4 canonicalises it: sorted by value). */
+  query?: Record<string, string | string[]>;
   headers?: Record<string, string>;
   /** The x-amz-content-sha256 value. */
   payloadHash: string;
@@ -176,14 +177,16 @@ export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** `?a=1&b` as sent, from the same map that was signed (values SigV4-encoded). */
-export function queryString(query: Record<string, string>): string {
+/** `?a=1&b` as sent, from the same map that was signed (values SigV4-encoded; a list repeats the name). */
+export function queryString(query: Record<string, string | string[]>): string {
   const encode = (text: string) =>
     encodeURIComponent(text).replace(
       /[!'()*]/g,
       (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
     );
-  const pairs = Object.entries(query).map(([name, value]) => `${encode(name)}=${encode(value)}`);
+  const pairs = Object.entries(query).flatMap(([name, values]) =>
+    (Array.isArray(values) ? values : [values]).map((value) => `${encode(name)}=${encode(value)}`),
+  );
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
 

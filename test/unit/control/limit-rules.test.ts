@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { updatedBucketQuota, updatedOrganisationLimits } from '../../../src/control/services/limit-rules.js';
+import {
+  bucketQuotasAbove,
+  updatedBucketQuota,
+  updatedOrganisationLimits,
+} from '../../../src/control/services/limit-rules.js';
 import { ProblemError } from '../../../src/control/problems.js';
 import type { OrganisationLimits } from '../../../src/store/records.js';
 
@@ -65,5 +69,26 @@ describe('bucket quotas', () => {
     });
     const problem = problemOf(() => updatedBucketQuota(none, { maxBytes: 1001 }, organisation));
     expect(problem.errors?.map((error) => error.field)).toEqual(['quota.maxBytes']);
+  });
+});
+
+describe('an organisation quota lowered under its buckets', () => {
+  it("names each limit below a bucket's own, with the largest bucket quota it must stay above", () => {
+    const buckets = [
+      { name: 'small', quota: { maxBytes: 100, maxObjects: null } },
+      { name: 'large', quota: { maxBytes: 5000, maxObjects: 20 } },
+      { name: 'free', quota: { maxBytes: null, maxObjects: null } },
+    ];
+    expect(bucketQuotasAbove({ maxBytes: 1000, maxObjects: 10 }, buckets)).toEqual([
+      {
+        field: 'limits.maxBytes',
+        message: "must be at least 5000, the quota of bucket large: lower the bucket's quota first",
+      },
+      {
+        field: 'limits.maxObjects',
+        message: "must be at least 20, the quota of bucket large: lower the bucket's quota first",
+      },
+    ]);
+    expect(bucketQuotasAbove({ maxBytes: 5000, maxObjects: null }, buckets)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { thrownCode } from '../../support/thrown-code.js';
 import { resolveLocation } from '../../../src/s3/steps/address.js';
+import { addressedFor } from '../../support/s3/stages.js';
 
 const DOMAIN = 's3.example.com';
 
@@ -87,5 +88,26 @@ describe('resolveAddress', () => {
       'KeyTooLongError',
     );
     expect(resolveLocation(DOMAIN, `/b-1/${'k'.repeat(1024)}`, DOMAIN).key).toHaveLength(1024);
+  });
+});
+
+describe('address', () => {
+  it('refuses a query that gives one parameter twice, naming it, whichever it is', () => {
+    for (const [target, name] of [
+      ['/b-1?list-type=2&prefix=users/42/&prefix=', 'prefix'],
+      ['/b-1/k?uploadId=a&uploadId=b', 'uploadId'],
+      ['/b-1/k?uploads&uploads', 'uploads'],
+      ['/b-1/k?x-id=GetObject&x-id=GetObject', 'x-id'],
+    ] as const) {
+      expect(() => addressedFor('GET', target)).toThrow(
+        expect.objectContaining({
+          key: 'RepeatedQueryParameter',
+          details: { ArgumentName: name },
+          text: `The query parameter ${name} is given more than once; give each query parameter once.`,
+        }),
+      );
+    }
+    // Names differ by case are different parameters, as S3 reads them.
+    expect(addressedFor('GET', '/b-1/k?versionId=a&versionid=b').key).toBe('k');
   });
 });

@@ -160,6 +160,28 @@ describe('classifyOperation', () => {
     }
   });
 
+  it('refuses a versionId on every write that makes a new object or part, as S3 does', () => {
+    for (const [method, target, headers] of [
+      ['PUT', '/b-1/k?versionId=v1', {}],
+      ['PUT', '/b-1/k?versionId=v1', { 'x-amz-copy-source': 'b-1/src' }],
+      ['PUT', '/b-1/k?versionId=&x-amz-copy-source=b-1%2Fsrc', {}],
+      ['POST', '/b-1/k?uploads&versionId=v1', {}],
+      ['PUT', '/b-1/k?partNumber=1&uploadId=u&versionId=v1', {}],
+      ['PUT', '/b-1/k?partNumber=1&uploadId=u&versionId=v1', { 'x-amz-copy-source': 'b-1/src' }],
+      ['POST', '/b-1/k?uploadId=u&versionId=v1', {}],
+    ] as const) {
+      const result = classify(method, target, headers);
+      expect(result.ok ? result.operation.name : result).toMatchObject({
+        ok: false,
+        error: 'VersionIdNotAccepted',
+        details: { ArgumentName: 'versionId' },
+      });
+    }
+    // Reads, deletions and ACLs name versions as S3 lets them.
+    expect(nameOf('DELETE', '/b-1/k?versionId=v1')).toBe('DeleteObject');
+    expect(nameOf('PUT', '/b-1/k?acl&versionId=v1')).toBe('PutObjectAcl');
+  });
+
   it('names the scope method each operation needs, and which are public reads', () => {
     const deleteObjects = classify('POST', '/b-1?delete');
     expect(deleteObjects.ok && deleteObjects.operation.scopeMethod).toBe('DELETE');

@@ -1,0 +1,59 @@
+/**
+ * Turns at a key within this process: the counted writes of one key (storage-quotas.ts) line up
+ * here, first come first served, and only the one whose turn it is asks the database for the key,
+ * which other instances may hold too. Waiting here costs nothing; asking the database again and
+ * again would compete with the holder for the usage rows it settles on.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+
+/** Ends a turn; calling it again does nothing. */
+export type EndTurn = () => void;
+
+export class KeyTurns {
+  /** Per key, the promise that resolves once every turn taken so far has ended. */
+  readonly #tails = new Map<string, Promise<void>>();
+
+  /** Keys with turns taken now (for tests and metrics). */
+  get size(): number {
+    return this.#tails.size;
+  }
+
+  /**
+   * Waits for the turns taken before this one at `key` to end, at most until `deadline`
+   * (performance.now() time); the function that ends this turn, or null when the deadline passed
+   * first (the turn is given up: those after it do not wait for it).
+   */
+  async take(key: string, deadline: number): Promise<EndTurn | null> {
+    const before = this.#tails.get(key);
+    let release: () => void = () => undefined;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = (before ?? Promise.resolve()).then(() => mine);
+    this.#tails.set(key, tail);
+    let ended = false;
+    const end: EndTurn = () => {
+      if (ended) return;
+      ended = true;
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    };
+    if (before !== undefined && !(await settledBy(before, deadline))) {
+      end();
+      return null;
+    }
+    return end;
+  }
+}
+
+/** Whether `promise` resolves before `deadline`. */
+async function settledBy(promise: Promise<void>, deadline: number): Promise<boolean> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([
+      promise.then(() => true),
+      delay(Math.max(0, deadline - performance.now()), false, { signal: timer.signal }),
+    ]);
+  } finally {
+    timer.abort();
+  }
+}

@@ -1,0 +1,43 @@
+import { performance } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { KeyTurns } from '../../../src/s3/key-turns.js';
+
+const far = () => performance.now() + 60_000;
+
+describe('KeyTurns', () => {
+  it('gives the turns at a key in the order they were asked for, other keys at once', async () => {
+    const turns = new KeyTurns();
+    const order: string[] = [];
+    const first = await turns.take('k', far());
+    const second = turns.take('k', far()).then((end) => {
+      order.push('second');
+      return end;
+    });
+    const third = turns.take('k', far()).then((end) => {
+      order.push('third');
+      return end;
+    });
+    const other = await turns.take('other', far());
+    expect(other).not.toBeNull();
+    expect(order).toEqual([]);
+    first?.();
+    (await second)?.();
+    (await third)?.();
+    other?.();
+    expect(order).toEqual(['second', 'third']);
+    expect(turns.size).toBe(0);
+  });
+
+  it('gives up a turn whose deadline passed without holding up the turns after it', async () => {
+    const turns = new KeyTurns();
+    const holder = await turns.take('k', far());
+    expect(await turns.take('k', performance.now())).toBeNull();
+    const next = turns.take('k', far());
+    holder?.();
+    const end = await next;
+    expect(end).not.toBeNull();
+    end?.();
+    end?.();
+    expect(turns.size).toBe(0);
+  });
+});
