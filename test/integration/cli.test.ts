@@ -45,7 +45,11 @@ const admin = new CliUser();
 const scratch = mkdtempSync(path.join(tmpdir(), 's3gw-cli-test-'));
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ GATEWAY_ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_SECONDS) });
+  // The tests log in far more often than a person would; the login rate limit has tests of its own.
+  gateway = await startTestGateway({
+    GATEWAY_ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_SECONDS),
+    GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
+  });
 }, 60_000);
 
 afterAll(async () => {
