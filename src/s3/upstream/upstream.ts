@@ -147,7 +147,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     status: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
-    const { exchange, upstream } = this;
+    const { exchange } = this;
     if (this.#mode !== 'waiting' || exchange.response.headersSent || exchange.response.destroyed) {
       this.#mode = 'discard';
       return;
