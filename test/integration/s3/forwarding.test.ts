@@ -125,6 +125,22 @@ describe('multipart uploads', () => {
     expect(requestsFor('/fwd/never-started.bin').map((request) => request.method)).toEqual(['GET']);
   });
 
+  it('answers a completion in a bucket the store does not hold with NoSuchBucket 404, never forwarding it', async () => {
+    await createBucket(gateway, 'fwd-not-in-store', { inBackend: false });
+    await expectS3Error(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'fwd-not-in-store',
+          Key: 'never-started.bin',
+          UploadId: 'no-such-upload-id',
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"0123456789abcdef0123456789abcdef"' }] },
+        }),
+      ),
+      { code: 'NoSuchBucket', status: 404, message: 'The specified bucket does not exist.' },
+    );
+    expect(requestsFor('/fwd-not-in-store/').map((request) => request.method)).toEqual(['GET']);
+  });
+
   it('refuses a non-final part under 5 MiB with EntityTooSmall 400 and never forwards the completion', async () => {
     const { uploadId, parts } = await uploadParts('small-parts.bin', [1024, 5 * MiB, 10]);
     await expectS3Error(
