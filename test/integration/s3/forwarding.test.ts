@@ -177,6 +177,58 @@ describe('multipart uploads', () => {
   });
 });
 
+describe('DeleteObjects', () => {
+  /** A Delete document naming `key`, padded with whitespace to exactly `bytes` bytes. */
+  function deleteDocument(key: string, bytes: number): string {
+    const document = `<Delete><Object><Key>${key}</Key></Object>_</Delete>`;
+    return document.replace('_', ' '.repeat(bytes - document.length + 1));
+  }
+
+  async function deleteObjects(body: string) {
+    const query = { delete: '' };
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'POST',
+      baseUrl: gateway.s3Url,
+      path: '/fwd',
+      query,
+      payloadHash: sha256Hex(body),
+    });
+    return sendRaw(gateway.s3Url, { method: 'POST', target: `/fwd${queryString(query)}`, headers, body });
+  }
+
+  const deletesForwarded = () => requestsFor('/fwd?delete').length;
+
+  it('refuses a body over 2 MiB with MalformedXML before anything reaches the store, deleting nothing', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'kept-by-size', Body: 'kept' }));
+    const forwardedBefore = deletesForwarded();
+    const refused = await deleteObjects(deleteDocument('kept-by-size', 2 * MiB + 1));
+    expect(describeRawError(refused)).toEqual({
+      status: 400,
+      code: 'MalformedXML',
+      message: 'The XML you provided was not well-formed or did not validate against our published schema.',
+      requestIdMatches: true,
+    });
+    expect(deletesForwarded()).toBe(forwardedBefore);
+    const kept = await s3.send(new GetObjectCommand({ Bucket: 'fwd', Key: 'kept-by-size' }));
+    expect(await kept.Body?.transformToString()).toBe('kept');
+  });
+
+  it('forwards a body of exactly 2 MiB', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'deleted-at-limit', Body: 'gone' }));
+    const forwardedBefore = deletesForwarded();
+    const accepted = await deleteObjects(deleteDocument('deleted-at-limit', 2 * MiB));
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toContain('<Key>deleted-at-limit</Key>');
+    expect(deletesForwarded()).toBe(forwardedBefore + 1);
+    await expectS3Error(s3.send(new GetObjectCommand({ Bucket: 'fwd', Key: 'deleted-at-limit' })), {
+      code: 'NoSuchKey',
+      status: 404,
+      message: 'The specified key does not exist.',
+    });
+  });
+});
+
 describe('re-signed requests', () => {
   it("carry the backend's signature and none of the client's authentication or streaming headers", async () => {
     const body = Readable.from([Buffer.alloc(100_000, 'x'), Buffer.from('tail')]);
