@@ -48,7 +48,13 @@ function readVersion(): GatewayContext['version'] {
  */
 export async function startGateway(
   config: GatewayConfig,
-  options: { logger?: Logger; accessLog?: Logger; metrics?: GatewayMetrics } = {},
+  options: {
+    logger?: Logger;
+    accessLog?: Logger;
+    metrics?: GatewayMetrics;
+    /** How shutdown waits out the drain delay (a test holds the drain open until it is done). */
+    drainDelay?: (ms: number) => Promise<void>;
+  } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics =
@@ -180,7 +186,7 @@ export async function startGateway(
               'draining: readiness answers 503, still serving until the drain delay ends',
             );
           }
-          await drainDelay(config.shutdownDrainSeconds * 1000);
+          await (options.drainDelay ?? drainDelay)(config.shutdownDrainSeconds * 1000);
           const graceMs = config.shutdownGraceSeconds * 1000;
           logger.info(
             { graceSeconds: config.shutdownGraceSeconds },

@@ -18,6 +18,7 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import type { E2eBackend } from './global-setup.js';
 import { sdkClient } from './support/rgw.js';
 
@@ -77,10 +78,7 @@ async function killDaemons(): Promise<void> {
     expect(runsOurDaemon(pid), `pid ${pid} is one of the cluster's daemons`).toBe(true);
     process.kill(pid, 'SIGKILL');
   }
-  for (let attempt = 0; pids.some(runsOurDaemon); attempt += 1) {
-    if (attempt > 500) throw new Error('the killed daemons are still there after 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually('the killed daemons are gone', () => !pids.some(runsOurDaemon));
 }
 
 const fsidOf = (stderr: string): string | undefined =>

@@ -11,9 +11,14 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ControlClient } from '../support/control-plane.js';
+import { addOrganisation, ControlClient, login } from '../support/control-plane.js';
 import { eventually } from '../support/eventually.js';
 import {
   startTestGateway,
@@ -76,14 +81,28 @@ describe('in front of Ceph RGW', () => {
 
   it('relays the store’s NoSuchKey, NoSuchBucket and InvalidRange with a message, the gateway’s request id and no HostId or x-rgw-* header', async () => {
     const cases = [
-      { target: `/${bucket}/missing.txt`, code: 'NoSuchKey', status: 404 },
-      { target: `/${unmade}/anything.txt`, code: 'NoSuchBucket', status: 404 },
+      {
+        target: `/${bucket}/missing.txt`,
+        code: 'NoSuchKey',
+        status: 404,
+        message: 'The specified key does not exist.',
+      },
+      {
+        target: `/${unmade}/anything.txt`,
+        code: 'NoSuchBucket',
+        status: 404,
+        message: 'The specified bucket does not exist.',
+      },
     ];
-    for (const { target, code, status } of cases) {
+    for (const { target, code, status, message } of cases) {
       const response = await signedGet(gateway, target);
       const error = parseS3Error(response.body);
-      expect({ target, status: response.status, code: error.code }).toEqual({ target, status, code });
-      expect(error.message?.length ?? 0).toBeGreaterThan(0);
+      expect({ target, status: response.status, code: error.code, message: error.message }).toEqual({
+        target,
+        status,
+        code,
+        message,
+      });
       expect(error.requestId).toBe(response.headers['x-amz-request-id']);
       expect(response.body).not.toContain('<HostId>');
       expect(backendIdentity(response.headers)).toEqual([]);
@@ -102,9 +121,32 @@ describe('in front of Ceph RGW', () => {
     })();
     expect(range.status).toBe(416);
     expect(parseS3Error(range.body).code).toBe('InvalidRange');
-    expect(parseS3Error(range.body).message?.length ?? 0).toBeGreaterThan(0);
+    expect(parseS3Error(range.body).message).toBe('The requested range is not satisfiable.');
     expect(range.body).not.toContain('<HostId>');
     expect(backendIdentity(range.headers)).toEqual([]);
+  });
+
+  it('answers a completion of an upload RGW does not know NoSuchUpload, and in a bucket it does not hold NoSuchBucket (it answers both completions 500)', async () => {
+    const complete = (Bucket: string) =>
+      pathStyleClient(gateway).send(
+        new CompleteMultipartUploadCommand({
+          Bucket,
+          Key: 'never-started.bin',
+          UploadId: '2~no-such-upload-id',
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"0123456789abcdef0123456789abcdef"' }] },
+        }),
+      );
+    await expectS3Error(complete(bucket), {
+      code: 'NoSuchUpload',
+      status: 404,
+      message:
+        'The specified multipart upload does not exist: the upload id is wrong, or the upload was aborted or completed.',
+    });
+    await expectS3Error(complete(unmade), {
+      code: 'NoSuchBucket',
+      status: 404,
+      message: 'The specified bucket does not exist.',
+    });
   });
 
   it('gives aws-cli a readable NoSuchKey (it crashed on the store’s empty message)', async () => {
@@ -194,11 +236,66 @@ function postgresScript(script: 'up.sh' | 'down.sh', directory: string, keep = f
   }).then(({ stdout }) => stdout);
 }
 
+/**
+ * Expired cache entries served because the database did not answer (stale-if-error) so far, of one
+ * kind of record or of all.
+ */
+async function staleAnswers(gateway: TestGateway, kind?: 'credential' | 'organisation'): Promise<number> {
+  const text = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('gateway_credential_cache_events_total{') || !line.includes('event="stale"'))
+      continue;
+    if (kind === undefined || line.includes(`kind="${kind}"`))
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+/** A signed GET of `bucket/key` with `credential`. */
+async function getWith(
+  gateway: TestGateway,
+  credential: TestCredential,
+  bucket: string,
+  key: string,
+): Promise<RawResponse> {
+  const target = `/${bucket}/${key}`;
+  const headers = await signedHeaders({
+    credential,
+    method: 'GET',
+    baseUrl: gateway.s3Url,
+    path: target,
+    payloadHash: 'UNSIGNED-PAYLOAD',
+  });
+  return sendRaw(gateway.s3Url, { method: 'GET', target, headers });
+}
+
+function refusal(response: RawResponse): { status: number; code?: string; message?: string } {
+  const { code, message } = parseS3Error(response.body);
+  return { status: response.status, code, message };
+}
+
+const REVOKED = {
+  status: 403,
+  code: 'InvalidAccessKeyId',
+  message: 'The AWS Access Key Id you provided does not exist in our records.',
+};
+const SUSPENDED = {
+  status: 403,
+  code: 'AccountProblem',
+  message: 'There is a problem with your account that prevents the operation from completing successfully.',
+};
+
 describe('a PostgreSQL that stops and starts again', () => {
   const directory = path.join(tmpdir(), `gateway-postgres-outage-e2e-${suffix}`);
   const bucket = `e2e-pg-outage-${suffix}`;
+  const suspendedBucket = `e2e-pg-suspended-${suffix}`;
   let gateway: TestGateway;
   let unseen: TestCredential;
+  /** Revoked through DELETE /v1/credentials/{accessKeyId}, and refused once, before the outage. */
+  let revoked: TestCredential;
+  /** Of an organisation suspended through the control plane, and refused once, before the outage. */
+  let suspended: TestCredential;
 
   beforeAll(async () => {
     const exports = await postgresScript('up.sh', directory);
@@ -216,6 +313,28 @@ describe('a PostgreSQL that stops and starts again', () => {
     await pathStyleClient(gateway).send(
       new PutObjectCommand({ Bucket: bucket, Key: 'kept.txt', Body: 'kept' }),
     );
+
+    const admin = await login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    revoked = await admin.createCredential('revoked before the outage', {
+      buckets: [bucket],
+      level: 'read-only',
+    });
+    expect((await getWith(gateway, revoked, bucket, 'kept.txt')).status).toBe(200);
+    await admin.revokeCredential(revoked.accessKeyId);
+    expect(refusal(await getWith(gateway, revoked, bucket, 'kept.txt'))).toEqual(REVOKED);
+
+    const tenant = await addOrganisation(admin, `e2e-pg-suspended-${suffix}`);
+    await tenant.owner.createBucket(suspendedBucket);
+    suspended = await tenant.owner.createCredential('theirs', {
+      buckets: [suspendedBucket],
+      level: 'read-write',
+    });
+    await pathStyleClient(gateway, suspended).send(
+      new PutObjectCommand({ Bucket: suspendedBucket, Key: 'theirs.txt', Body: 'theirs' }),
+    );
+    await admin.suspend(tenant.organisationId, 'suspended before the outage');
+    expect(refusal(await getWith(gateway, suspended, suspendedBucket, 'theirs.txt'))).toEqual(SUSPENDED);
+
     await postgresScript('down.sh', directory, true);
   }, 180_000);
   afterAll(async () => {
@@ -224,61 +343,76 @@ describe('a PostgreSQL that stops and starts again', () => {
     await postgresScript('down.sh', directory).catch(() => undefined);
   });
 
-  it('answers a key it never held 503 ServiceUnavailable, and login 503 problem+json', async () => {
-    const headers = await signedHeaders({
-      credential: unseen,
-      method: 'GET',
-      baseUrl: gateway.s3Url,
-      path: `/${bucket}/kept.txt`,
-      payloadHash: 'UNSIGNED-PAYLOAD',
-    });
-    const refused = await sendRaw(gateway.s3Url, { method: 'GET', target: `/${bucket}/kept.txt`, headers });
+  it('answers a key it never held 503 ServiceUnavailable, and login 503 problem+json, both with Retry-After', async () => {
+    const refused = await getWith(gateway, unseen, bucket, 'kept.txt');
     expect(refused.status).toBe(503);
-    expect(refused.headers['retry-after']).toBeDefined();
-    expect(parseS3Error(refused.body).code).toBe('ServiceUnavailable');
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refusal(refused)).toEqual({
+      status: 503,
+      code: 'ServiceUnavailable',
+      message: 'The gateway cannot reach its database to check this request. Please retry.',
+    });
     const login = await new ControlClient(gateway.controlUrl).post('/v1/auth/login', {
       email: TEST_ADMIN_EMAIL,
       password: TEST_ADMIN_PASSWORD,
     });
     expect(login.status).toBe(503);
     expect(login.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(login.headers.get('retry-after')).toBe('5');
+    expect(login.body).toMatchObject({
+      status: 503,
+      code: 'database_unavailable',
+      detail: 'The gateway cannot reach its database. Retry after a few seconds.',
+    });
   });
 
   it('keeps serving the key it verified before, from RGW, past the cache TTL', async () => {
     const s3 = pathStyleClient(gateway);
-    // Two cache TTLs of successful reads: the entries expired and were served stale.
-    const firstRead = performance.now();
+    const before = await staleAnswers(gateway);
+    // Reads until one is answered from an expired entry: past the TTL, the database still down.
     await eventually(
-      'reads past two cache TTLs while the database is down',
+      'a read answered from an expired cache entry while the database is down',
       async () => {
         const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: 'kept.txt' }));
         expect(await object.Body?.transformToString()).toBe('kept');
-        return performance.now() - firstRead > 2_000;
+        return (await staleAnswers(gateway)) > before;
       },
       { intervalMs: 200 },
     );
   });
 
-  it('recovers by itself once PostgreSQL is back', async () => {
+  it('keeps the revocation and the suspension made through the control plane before the outage', async () => {
+    const before = await Promise.all([
+      staleAnswers(gateway, 'credential'),
+      staleAnswers(gateway, 'organisation'),
+    ]);
+    await eventually(
+      'the revoked key and the suspended organisation refused from expired cache entries',
+      async () => {
+        expect(refusal(await getWith(gateway, revoked, bucket, 'kept.txt'))).toEqual(REVOKED);
+        expect(refusal(await getWith(gateway, suspended, suspendedBucket, 'theirs.txt'))).toEqual(SUSPENDED);
+        const now = await Promise.all([
+          staleAnswers(gateway, 'credential'),
+          staleAnswers(gateway, 'organisation'),
+        ]);
+        // Only the suspended organisation's entry is read here.
+        return now[0] > before[0] && now[1] > before[1];
+      },
+      { intervalMs: 200 },
+    );
+  });
+
+  it('recovers by itself once PostgreSQL is back, the revocation and the suspension still in force', async () => {
     await postgresScript('up.sh', directory);
     await eventually(
       'the key it never held served after the restart',
       async () => {
-        const headers = await signedHeaders({
-          credential: unseen,
-          method: 'GET',
-          baseUrl: gateway.s3Url,
-          path: `/${bucket}/kept.txt`,
-          payloadHash: 'UNSIGNED-PAYLOAD',
-        });
-        const response = await sendRaw(gateway.s3Url, {
-          method: 'GET',
-          target: `/${bucket}/kept.txt`,
-          headers,
-        });
+        const response = await getWith(gateway, unseen, bucket, 'kept.txt');
         return response.status === 200 && response.body === 'kept';
       },
       { intervalMs: 200 },
     );
+    expect(refusal(await getWith(gateway, revoked, bucket, 'kept.txt'))).toEqual(REVOKED);
+    expect(refusal(await getWith(gateway, suspended, suspendedBucket, 'theirs.txt'))).toEqual(SUSPENDED);
   });
 });

@@ -5,7 +5,7 @@
  * lost admin password is reset from the command line.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -107,6 +107,96 @@ describe('a listener that cannot bind', { timeout: 120_000 }, () => {
 });
 
 const postgres = realPostgresFor('the production first start tests');
+
+/** A TCP port something else listens on, until `close`. */
+async function takenPort(): Promise<{ port: number; close: () => void }> {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  return { port: (taken.address() as net.AddressInfo).port, close: () => taken.close() };
+}
+
+/** The one line a start that could not bind `setting` to `address` ends with. */
+function bindFailure(setting: string, address: string, prefix = ''): string {
+  return (
+    `gateway failed to start: ${prefix}cannot listen on ${setting}=${address}: the address is in use ` +
+    `(another gateway, or another program, listens there); set ${setting} to a free host:port`
+  );
+}
+
+describe('a control-plane or metrics listener that cannot bind', { timeout: 120_000 }, () => {
+  it('stops the start in one line naming its setting, creating nothing', async () => {
+    const taken = await takenPort();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-first-'));
+    const free = {
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_S3_LISTEN: '127.0.0.1:0',
+      GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
+      GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
+    };
+    try {
+      for (const setting of ['GATEWAY_CONTROL_LISTEN', 'GATEWAY_METRICS_LISTEN']) {
+        const address = `127.0.0.1:${taken.port}`;
+        const failed = await run(entry, [], { ...free, [setting]: address });
+        expect({ code: failed.code, stderr: failed.stderr.trim() }).toEqual({
+          code: 1,
+          stderr: bindFailure(setting, address),
+        });
+      }
+      // Neither created the admin and key: the next start is the first start.
+      const gateway = await startGatewayProcess(entry, free);
+      try {
+        expect(await gateway.banner()).toContain('First start: a platform admin');
+      } finally {
+        gateway.child.kill('SIGTERM');
+        await gateway.exited();
+      }
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.runIf(postgres)('a production start whose storage workers cannot bind (PostgreSQL)', () => {
+  it('stops in one line naming GATEWAY_S3_LISTEN, creating no admin and writing no credentials', async () => {
+    const taken = await takenPort();
+    const database = await createTestDatabase();
+    const backend = await startRecordingBackend();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-first-prod-'));
+    const address = `127.0.0.1:${taken.port}`;
+    try {
+      const failed = await run(entry, [], {
+        ...backend.env,
+        GATEWAY_MODE: 'production',
+        DATABASE_URL: database.url,
+        GATEWAY_MASTER_KEY: 'b2'.repeat(32),
+        GATEWAY_JWT_SECRET: 'bind-failure-token-secret-of-enough-length',
+        GATEWAY_WORKERS: '1',
+        GATEWAY_DATA_DIR: dataDir,
+        GATEWAY_S3_LISTEN: address,
+        GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
+        GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
+      });
+      expect({ code: failed.code, stderr: failed.stderr.trim() }).toEqual({
+        code: 1,
+        stderr: bindFailure('GATEWAY_S3_LISTEN', address, 'storage worker 1 stopped while starting: '),
+      });
+      const db = database.connect(1);
+      try {
+        const [users] = await db.sql<{ count: number }[]>`SELECT count(*)::int AS count FROM users`;
+        expect(users?.count).toBe(0);
+      } finally {
+        await db.close();
+      }
+      expect(existsSync(path.join(dataDir, 'first-start-credentials.json'))).toBe(false);
+    } finally {
+      taken.close();
+      await backend.stop();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
 
 describe.runIf(postgres)('a production first start (PostgreSQL)', () => {
   let database: TestDatabase;

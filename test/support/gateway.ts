@@ -29,9 +29,12 @@ export interface TestGateway {
 /**
  * A whole gateway on ephemeral loopback ports with the embedded object store and a fresh database
  * (real PostgreSQL when reachable, PGlite otherwise). `env` overrides configuration like the real
- * environment does.
+ * environment does; `drainDelay` replaces the wait of shutdown's drain (runtime.ts).
  */
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  options: { drainDelay?: (ms: number) => Promise<void> } = {},
+): Promise<TestGateway> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-test-'));
   const database = realPostgresUrl() === null ? null : await createTestDatabase();
   const config = loadConfig({
@@ -60,7 +63,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   });
   // Access lines go to the same sink, so tests read (and audit) them with the rest.
   const logger = createLogger(config.logLevel, sink);
-  const gateway = await startGateway(config, { logger, accessLog: logger });
+  const gateway = await startGateway(config, { logger, accessLog: logger, drainDelay: options.drainDelay });
   const created = gateway.bootstrap.created;
   if (created === null) throw new Error('expected a first start');
   return {

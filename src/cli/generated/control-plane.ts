@@ -1661,6 +1661,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     CreateOrganisation: {
@@ -1715,6 +1726,17 @@ export interface operations {
             /** @description The name is taken (organisation_name_taken), or the owner already belongs to an organisation (already_member) */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1783,6 +1805,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     ReinstateOrganisation: {
@@ -1841,6 +1874,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     GetOrganisation: {
@@ -1882,6 +1926,17 @@ export interface operations {
             /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1960,6 +2015,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     ListMembers: {
@@ -2004,6 +2070,17 @@ export interface operations {
             /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2070,6 +2147,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     RemoveMember: {
@@ -2129,6 +2217,17 @@ export interface operations {
             /** @description The last owner cannot be removed (last_owner) */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2206,6 +2305,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     IssueMemberPasswordReset: {
@@ -2258,6 +2368,17 @@ export interface operations {
             /** @description No such member (member_not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2325,6 +2446,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     GetAuditLog: {
@@ -2369,6 +2501,17 @@ export interface operations {
             /** @description Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2438,6 +2581,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     DeleteObjects: {
@@ -2494,6 +2648,17 @@ export interface operations {
             /** @description No such bucket in your organisation (bucket_not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2562,6 +2727,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     ListCredentials: {
@@ -2606,6 +2782,17 @@ export interface operations {
             /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2657,6 +2844,17 @@ export interface operations {
             /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2721,6 +2919,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     RevokeCredential: {
@@ -2771,6 +2980,17 @@ export interface operations {
             /** @description No such credential in your organisation (credential_not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2839,6 +3059,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     ReplaceCredentialScope: {
@@ -2895,6 +3126,17 @@ export interface operations {
             /** @description No such credential in your organisation (credential_not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2963,6 +3205,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     ListBuckets: {
@@ -3007,6 +3260,17 @@ export interface operations {
             /** @description Your role does not allow this (forbidden), or you belong to no organisation (no_organisation) */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3073,6 +3337,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     GetBucket: {
@@ -3125,6 +3400,17 @@ export interface operations {
             /** @description No such bucket in your organisation (bucket_not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3196,6 +3482,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     UpdateBucket: {
@@ -3258,6 +3555,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     GetBucketCors: {
@@ -3310,6 +3618,17 @@ export interface operations {
             /** @description No such bucket in your organisation (bucket_not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +3697,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     DeleteBucketCors: {
@@ -3428,6 +3758,17 @@ export interface operations {
             /** @description No such bucket in your organisation (bucket_not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3489,6 +3830,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     Refresh: {
@@ -3531,6 +3883,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     Logout: {
@@ -3554,6 +3917,17 @@ export interface operations {
             /** @description The request is not valid: `errors` names each bad field (validation_failed), or its body is not JSON (malformed_json) */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3613,6 +3987,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     ResetPassword: {
@@ -3644,6 +4029,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     GetMe: {
@@ -3667,6 +4063,17 @@ export interface operations {
             /** @description No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted) */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3715,6 +4122,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     ChangePassword: {
@@ -3749,6 +4167,17 @@ export interface operations {
             /** @description No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted) */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3793,6 +4222,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     ListMySessions: {
@@ -3825,6 +4265,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
         };
     };
     EndAllMySessions: {
@@ -3846,6 +4297,17 @@ export interface operations {
             /** @description No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted) */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3884,6 +4346,17 @@ export interface operations {
             /** @description No such session of yours (session_not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {

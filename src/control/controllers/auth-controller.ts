@@ -29,6 +29,13 @@ import type { IssuedTokens } from '../services/session-starter.js';
   400,
   'The request is not valid: `errors` names each bad field (validation_failed), or its body is not JSON (malformed_json)',
 )
+@Response<
+  ProblemDocument,
+  {
+    /** Seconds to wait before retrying. */
+    'Retry-After': string;
+  }
+>(503, 'The database did not answer; retry after Retry-After seconds (database_unavailable)')
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
 export class AuthController extends Controller {

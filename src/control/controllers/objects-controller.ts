@@ -43,6 +43,13 @@ import type { ControlServices } from '../services/index.js';
   'Your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
 )
 @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
+@Response<
+  ProblemDocument,
+  {
+    /** Seconds to wait before retrying. */
+    'Retry-After': string;
+  }
+>(503, 'The database did not answer; retry after Retry-After seconds (database_unavailable)')
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
 export class ObjectsController extends Controller {

@@ -48,6 +48,13 @@ import type { ControlServices } from '../services/index.js';
   403,
   'Your role does not allow this (forbidden, platform_admin_required), or you belong to no organisation (no_organisation)',
 )
+@Response<
+  ProblemDocument,
+  {
+    /** Seconds to wait before retrying. */
+    'Retry-After': string;
+  }
+>(503, 'The database did not answer; retry after Retry-After seconds (database_unavailable)')
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
 export class OrganisationController extends Controller {

@@ -40,6 +40,13 @@ import type { ControlServices } from '../services/index.js';
   'No, an invalid or an expired access token, an ended session, or a storage credential (unauthenticated, token_invalid, token_expired, session_ended, storage_credentials_not_accepted)',
 )
 @Response<ProblemDocument>(403, 'Only platform admins may do this (platform_admin_required)')
+@Response<
+  ProblemDocument,
+  {
+    /** Seconds to wait before retrying. */
+    'Retry-After': string;
+  }
+>(503, 'The database did not answer; retry after Retry-After seconds (database_unavailable)')
 // tsoa documents errors in the controller's media type; each operation's success names its own.
 @Produces(PROBLEM_MEDIA_TYPE)
 export class OrganisationsController extends Controller {

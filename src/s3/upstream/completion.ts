@@ -32,7 +32,7 @@ import {
   errorCodeOf,
   errorForBareStatus,
   isXmlAnswer,
-  relayedErrorDocument,
+  relayedXmlAnswer,
   statusLabel,
 } from './outcome.js';
 import type { Upstream } from './upstream.js';
@@ -113,17 +113,18 @@ export function parseListPartsPage(xml: string): ListPartsPage | null {
 export type ListPartsFetcher = (marker: string | null) => Promise<{ status: number; body: string }>;
 
 /**
- * Every part the store holds; 'no-such-upload' when the store knows no such upload (404), null
- * when it does not answer ListParts at all.
+ * Every part the store holds; 'no-such-bucket' or 'no-such-upload' when the store answers 404
+ * (the bucket only when its error document says so), null when it does not answer ListParts at all.
  */
 export async function storedParts(
   fetchPage: ListPartsFetcher,
-): Promise<Map<number, StoredPart[]> | 'no-such-upload' | null> {
+): Promise<Map<number, StoredPart[]> | 'no-such-bucket' | 'no-such-upload' | null> {
   const parts = new Map<number, StoredPart[]>();
   let marker: string | null = null;
   for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
     const answer = await fetchPage(marker);
-    if (answer.status === 404) return 'no-such-upload';
+    if (answer.status === 404)
+      return errorCodeOf(answer.body) === 'NoSuchBucket' ? 'no-such-bucket' : 'no-such-upload';
     if (answer.status !== 200) return null;
     const parsed = parseListPartsPage(answer.body);
     if (parsed === null) return null;
@@ -220,8 +221,10 @@ export async function completeMultipartUpload(
   } catch (error) {
     throw backendFailure(exchange, upstream, error);
   }
-  // Ceph RGW 16.2 answers a completion of an unknown upload with 500; its ListParts knows better.
+  // Ceph RGW 16.2 answers a completion of an unknown upload with 500; its ListParts knows better,
+  // and tells a bucket missing from the store from an upload missing from the bucket.
   if (stored === 'no-such-upload') throw new S3Error('NoSuchUpload');
+  if (stored === 'no-such-bucket') throw new S3Error('NoSuchBucket');
   if (stored !== null && findUndersizedPart(completed, stored) !== null) throw new S3Error('EntityTooSmall');
   await quota?.admit(stored === null ? null : completedSize(completed, stored));
 
@@ -267,7 +270,9 @@ async function sendCompletion(
     const etag = await assembledEtag(stage, upstream, typeof version === 'string' ? version : undefined);
     if (etag !== null) text = fillEtag(text, etag);
   } else if (status >= 300 && isXmlAnswer(answer.headers)) {
-    text = relayedErrorDocument(text, exchange.id);
+    const relayed = relayedXmlAnswer(text, exchange.id, status, 'POST', true);
+    if (typeof relayed !== 'string') throw relayed;
+    text = relayed;
   } else {
     const bare = errorForBareStatus(status, 'POST', true);
     if (bare !== null) throw bare;

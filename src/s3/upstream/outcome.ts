@@ -5,8 +5,9 @@
  *   ids, `HostId`, `x-rgw-*`, its server and its own CORS headers).
  * - An S3 error document from the store passes on with the gateway's request id in place of the
  *   store's, without the store's HostId, and with the catalogue's message when the store's is empty.
- * - An error answer without one (an empty body, a load balancer's HTML page) becomes the catalogue
- *   entry for its status: every error the endpoint sends is an S3 XML document, and an HTML answer
+ * - An error answer without one (an empty body, a load balancer's HTML page, XML that is not an
+ *   `<Error>` naming a `<Code>`, a document too large to be one) becomes the catalogue entry for its
+ *   status: every error the endpoint sends is an S3 XML document with a message, and an HTML answer
  *   would read as bot protection (service-spec §7).
  * - A store that is unreachable, resets or stays silent is 503 ServiceUnavailable, counted by
  *   kind and logged.
@@ -104,6 +105,11 @@ export function relayedErrorDocument(document: string, requestId: string): strin
   return relayed.replace(/<\/Error>\s*$/, `${id}</Error>`);
 }
 
+/** True when the document is an S3 error document: an `<Error>` that names a `<Code>`. */
+export function isS3ErrorDocument(document: string): boolean {
+  return /<Error[\s>]/.test(document) && errorCodeOf(document) !== undefined;
+}
+
 const BY_STATUS: Readonly<Record<number, S3ErrorKey>> = {
   403: 'BackendAccessDenied',
   411: 'MissingContentLength',
@@ -129,6 +135,25 @@ export function errorForBareStatus(status: number, method: string, hasKey: boole
         ? 'ServiceUnavailable'
         : 'BackendRejectedRequest');
   return new S3Error(key);
+}
+
+/**
+ * The client's answer to an XML answer of the store (status 300 or more, not a HEAD's): the
+ * document relayed as {@link relayedErrorDocument} says, or, for an error whose body is not an S3
+ * error document (empty, or some other document typed as XML), the catalogue's entry for its status.
+ */
+export function relayedXmlAnswer(
+  document: string,
+  requestId: string,
+  status: number,
+  method: string,
+  hasKey: boolean,
+): string | S3Error {
+  if (!isS3ErrorDocument(document)) {
+    const bare = errorForBareStatus(status, method, hasKey);
+    if (bare !== null) return bare;
+  }
+  return relayedErrorDocument(document, requestId);
 }
 
 export interface FailureReporting {

@@ -11,6 +11,7 @@ import type { BackendConnection } from '../../backend/connection.js';
 import type { BackendRequestSpec } from '../../backend/signer.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
+import type { S3Error } from '../../protocol/errors.js';
 import type { Exchange } from '../exchange.js';
 import { sendError, writeHead } from '../respond.js';
 import { bodyFailureError, type UploadBody } from './body.js';
@@ -20,11 +21,14 @@ import {
   errorCodeOf,
   errorForBareStatus,
   isXmlAnswer,
-  relayedErrorDocument,
+  relayedXmlAnswer,
   statusLabel,
 } from './outcome.js';
 
-/** Backend error documents are small; anything larger is streamed through unchanged. */
+/**
+ * Backend error documents are small; an error answer larger than this is no S3 error document and
+ * becomes the catalogue's entry for its status, so the store's HostId and request id never pass.
+ */
 const MAX_ERROR_DOCUMENT_BYTES = 256 * 1024;
 
 export interface Forwarded {
@@ -143,29 +147,25 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     status: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
-    const { exchange, upstream } = this;
+    const { exchange } = this;
     if (this.#mode !== 'waiting' || exchange.response.headersSent || exchange.response.destroyed) {
       this.#mode = 'discard';
       return;
     }
     this.#status = status;
     this.#headers = clientResponseHeaders(headers);
-    const xml = isXmlAnswer(headers);
-    if (status >= 300 && exchange.method !== 'HEAD' && xml) {
-      const declared = Number(headers['content-length'] ?? Number.NaN);
-      if (!(declared > MAX_ERROR_DOCUMENT_BYTES)) {
-        this.#mode = 'error-document';
-        return;
-      }
+    const declared = Number(headers['content-length'] ?? Number.NaN);
+    const readable = isXmlAnswer(headers) && !(declared > MAX_ERROR_DOCUMENT_BYTES);
+    if (status >= 300 && exchange.method !== 'HEAD' && readable) {
+      this.#mode = 'error-document';
+      return;
     }
-    const bare = xml ? null : errorForBareStatus(status, exchange.method, exchange.key !== '');
+    const bare = readable ? null : errorForBareStatus(status, exchange.method, exchange.key !== '');
     if (bare !== null) {
-      upstream.logger.warn(
-        { requestId: exchange.id, status, contentType: headers['content-type'] },
-        'object store answered an error without an S3 error document',
-      );
       this.#mode = 'discard';
-      this.#answerError(bare);
+      this.#answerBareError(bare, { contentType: headers['content-type'], bytes: declared });
+      // A small body is read and dropped, which keeps the store's connection for reuse.
+      if (declared > MAX_ERROR_DOCUMENT_BYTES) controller.abort(new Error('backend error answer too large'));
       return;
     }
     exchange.errorCode = statusLabel(status);
@@ -198,10 +198,21 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
       if (!this.exchange.response.write(chunk)) controller.pause();
     } else if (this.#mode === 'error-document') {
       this.#documentBytes += chunk.length;
+      if (this.#documentBytes <= MAX_ERROR_DOCUMENT_BYTES) {
+        this.#document.push(chunk);
+        return;
+      }
       // Only a chunked answer can get here unannounced; no error document is this large.
-      if (this.#documentBytes > MAX_ERROR_DOCUMENT_BYTES)
+      const { exchange } = this;
+      const bare = errorForBareStatus(this.#status, exchange.method, exchange.key !== '');
+      if (bare === null) {
         controller.abort(new Error('backend error document too large'));
-      else this.#document.push(chunk);
+        return;
+      }
+      this.#mode = 'discard';
+      this.#document = [];
+      this.#answerBareError(bare, { contentType: this.#headers['content-type'], bytes: this.#documentBytes });
+      controller.abort(new Error('backend error document too large'));
     }
   }
 
@@ -217,7 +228,22 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     if (this.#mode === 'stream') {
       exchange.response.end();
     } else if (this.#mode === 'error-document') {
-      const document = relayedErrorDocument(Buffer.concat(this.#document).toString('utf8'), exchange.id);
+      const document = relayedXmlAnswer(
+        Buffer.concat(this.#document).toString('utf8'),
+        exchange.id,
+        this.#status,
+        exchange.method,
+        exchange.key !== '',
+      );
+      if (typeof document !== 'string') {
+        this.#mode = 'settled';
+        this.#answerBareError(document, {
+          contentType: this.#headers['content-type'],
+          bytes: this.#documentBytes,
+        });
+        this.#settle();
+        return;
+      }
       exchange.errorCode = errorCodeOf(document) ?? statusLabel(this.#status);
       const body = Buffer.from(document, 'utf8');
       this.#headers['content-length'] = body.length;
@@ -258,7 +284,13 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     this.#settle();
   }
 
-  #answerError(error: Parameters<typeof sendError>[1]): void {
+  /** The catalogue's answer to a store's error that came without a usable S3 error document. */
+  #answerBareError(error: S3Error, answer: { contentType: unknown; bytes: number }): void {
+    const { exchange, upstream } = this;
+    upstream.logger.warn(
+      { requestId: exchange.id, status: this.#status, ...answer },
+      'object store answered an error without an S3 error document',
+    );
     const body = this.forwarded.body;
     if (body !== null && !Buffer.isBuffer(body)) body.abort();
     sendError(this.exchange, error);

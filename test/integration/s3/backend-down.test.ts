@@ -2,11 +2,12 @@
  * An object store that is down, refuses connections, resets them or never answers: the client gets
  * a 503 ServiceUnavailable S3 error document within the backend timeout, never a hang or a crash,
  * and the gateway keeps serving. A slow one whose answer arrives after the client hung up must not
- * crash it either. An error answer without an S3 error document still reaches the client as one.
+ * crash it either. An error answer without an S3 error document (not XML, XML that is not one, or
+ * too large to be one) still reaches the client as one, with a message and nothing of the store.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CompleteMultipartUploadCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -14,7 +15,45 @@ import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
 import { describeRawError, sendOnSocket, sendRaw } from '../../support/s3/raw-requests.js';
 
-type Behaviour = 'hang' | 'reset' | 'slow' | 'bare';
+type Behaviour = 'hang' | 'reset' | 'slow' | 'bare' | 'xml';
+
+/** An error document padded past what the gateway reads as one (256 KiB), naming the store. */
+const HUGE_ERROR_DOCUMENT = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message></Message><RequestId>tx-store-1</RequestId><HostId>store-host-id</HostId><Padding>${'p'.repeat(300 * 1024)}</Padding></Error>`;
+
+/**
+ * The 'xml' backend's error answers, typed as XML but no usable S3 error document, chosen by the
+ * key (`<variant>-status-<NNN>`); its ListParts lists no parts, so a completion is sent on.
+ */
+function answerXml(request: http.IncomingMessage, response: http.ServerResponse): void {
+  request.resume();
+  const url = new URL(request.url ?? '/', 'http://store');
+  if (request.method === 'GET' && url.searchParams.has('uploadId')) {
+    response.writeHead(200, { 'content-type': 'application/xml' });
+    response.end('<ListPartsResult><IsTruncated>false</IsTruncated></ListPartsResult>');
+    return;
+  }
+  const status = Number(/status-(\d{3})/.exec(url.pathname)?.[1] ?? 500);
+  const variant = /\/([a-z-]+)-status-/.exec(url.pathname)?.[1];
+  if (variant === 'huge-chunked') {
+    response.writeHead(status, { 'content-type': 'application/xml', 'x-rgw-object-type': 'Normal' });
+    // Written in pieces: the gateway learns the size only as the answer arrives.
+    for (let at = 0; at < HUGE_ERROR_DOCUMENT.length; at += 64 * 1024)
+      response.write(HUGE_ERROR_DOCUMENT.slice(at, at + 64 * 1024));
+    response.end();
+    return;
+  }
+  const body =
+    variant === 'huge'
+      ? HUGE_ERROR_DOCUMENT
+      : variant === 'other'
+        ? '<?xml version="1.0" encoding="UTF-8"?><Status><HostId>store-host-id</HostId></Status>'
+        : '';
+  response.writeHead(status, {
+    'content-type': 'application/xml',
+    'content-length': Buffer.byteLength(body),
+  });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
 
 /**
  * The 'slow' backend's answers, held until the test releases them (once their clients are gone);
@@ -31,6 +70,7 @@ let gateway: TestGateway;
 beforeAll(async () => {
   backend = http.createServer((request, response) => {
     if (behaviour === 'reset') request.socket.destroy();
+    else if (behaviour === 'xml') answerXml(request, response);
     else if (behaviour === 'bare') {
       // An error without an S3 error document, as a load balancer or a terse store sends it.
       request.resume();
@@ -115,6 +155,68 @@ describe('an object store error without an S3 error document', () => {
       headers: { 'user-agent': 'curl/8.5.0' },
     });
     expect({ status: head.status, body: head.body }).toEqual({ status: 404, body: '' });
+  });
+});
+
+describe('an object store error typed as XML that is no S3 error document', () => {
+  const notFound = { code: 'NoSuchKey', status: 404, message: 'The specified key does not exist.' };
+  const read = (key: string) =>
+    sendRaw(gateway.s3Url, {
+      method: 'GET',
+      target: `/stranded-public/${key}`,
+      headers: { 'user-agent': 'curl/8.5.0' },
+    });
+
+  it("becomes the catalogue's error for its status, with a message, when the body is empty or another document", async () => {
+    behaviour = 'xml';
+    const expected: Record<string, { code: string; status: number; message: string }> = {
+      'empty-status-404': notFound,
+      'empty-status-403': { code: 'AccessDenied', status: 403, message: 'Access Denied' },
+      'other-status-404': notFound,
+      'other-status-500': unavailable,
+      'other-status-409': {
+        code: 'InvalidRequest',
+        status: 400,
+        message: 'The object store refused the request.',
+      },
+    };
+    for (const [key, error] of Object.entries(expected)) {
+      const response = await read(key);
+      expect(response.headers['content-type'], key).toBe('application/xml');
+      expect(describeRawError(response), key).toEqual({ ...error, requestIdMatches: true });
+      expect(response.body, key).not.toContain('store-host-id');
+    }
+  });
+
+  it("becomes the catalogue's error when it is too large to be an error document, announced or not, naming nothing of the store", async () => {
+    behaviour = 'xml';
+    for (const key of ['huge-status-404', 'huge-chunked-status-404']) {
+      const response = await read(key);
+      expect(describeRawError(response), key).toEqual({ ...notFound, requestIdMatches: true });
+      expect(response.body, key).not.toMatch(/store-host-id|tx-store-1|Padding/);
+      expect(response.headers['x-rgw-object-type'], key).toBeUndefined();
+    }
+    // The gateway is no worse for it.
+    expect(describeRawError(await read('empty-status-404'))).toEqual({ ...notFound, requestIdMatches: true });
+  });
+
+  it("answers a completion the store refuses that way with the catalogue's error", async () => {
+    behaviour = 'xml';
+    const completion = (key: string) =>
+      pathStyleClient(gateway).send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'stranded',
+          Key: key,
+          UploadId: 'upload-1',
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"0123456789abcdef0123456789abcdef"' }] },
+        }),
+      );
+    await expectS3Error(completion('other-status-500'), unavailable);
+    await expectS3Error(completion('empty-status-409'), {
+      code: 'InvalidRequest',
+      status: 400,
+      message: 'The object store refused the request.',
+    });
   });
 });
 

@@ -2,13 +2,13 @@
  * The storage endpoint while its database does not answer (issue: a stopped database was answered
  * 500 InternalError). A key the gateway does not hold is 503 ServiceUnavailable with Retry-After;
  * keys it verified before the outage keep working past the cache TTL for
- * GATEWAY_CACHE_STALE_IF_ERROR_SECONDS, a revocation seen before the outage stays in force, and
- * everything recovers by itself when the database is back. The database "stops" behind a TCP relay
+ * GATEWAY_CACHE_STALE_IF_ERROR_SECONDS, a revocation or a suspension made through the control
+ * plane before the outage stays in force, and everything recovers by itself when the database is back. The database "stops" behind a TCP relay
  * the test cuts, so the shared PostgreSQL keeps serving the other tests.
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlClient } from '../../support/control-plane.js';
+import { addOrganisation, ControlClient, login } from '../../support/control-plane.js';
 import { createTestDatabase, realPostgresFor, type TestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 import {
@@ -52,8 +52,13 @@ async function stopOutage(outage: Outage | undefined): Promise<void> {
   await outage.database.drop();
 }
 
-function getObject(gateway: TestGateway, credential: TestCredential, key: string): Promise<RawResponse> {
-  const path = `/outage/${key}`;
+function getObject(
+  gateway: TestGateway,
+  credential: TestCredential,
+  key: string,
+  bucket = 'outage',
+): Promise<RawResponse> {
+  const path = `/${bucket}/${key}`;
   return signedHeaders({
     credential,
     method: 'GET',
@@ -62,6 +67,23 @@ function getObject(gateway: TestGateway, credential: TestCredential, key: string
     payloadHash: 'UNSIGNED-PAYLOAD',
   }).then((headers) => sendRaw(gateway.s3Url, { method: 'GET', target: path, headers }));
 }
+
+/** The S3 error of a refusal: status, code and message. */
+function refusal(response: RawResponse): { status: number; code?: string; message?: string } {
+  const { code, message } = parseS3Error(response.body);
+  return { status: response.status, code, message };
+}
+
+const REVOKED = {
+  status: 403,
+  code: 'InvalidAccessKeyId',
+  message: 'The AWS Access Key Id you provided does not exist in our records.',
+};
+const SUSPENDED = {
+  status: 403,
+  code: 'AccountProblem',
+  message: 'There is a problem with your account that prevents the operation from completing successfully.',
+};
 
 /** The number of expired cache entries served because the database did not answer. */
 async function staleAnswers(gateway: TestGateway): Promise<number> {
@@ -89,8 +111,24 @@ function expectDatabaseUnavailable(response: RawResponse): void {
 describe.runIf(postgres)('storage requests while the database is down', () => {
   let outage: Outage;
   let known: TestCredential;
-  let revoked: TestCredential;
   let unseen: TestCredential;
+  /** Revoked through DELETE /v1/credentials/{accessKeyId}: one refused again before the outage, one not. */
+  let revokedAndRefused: TestCredential;
+  let revokedUnread: TestCredential;
+  /** Of organisations suspended through the control plane: one refused again before the outage, one not. */
+  let suspendedAndRefused: TestCredential;
+  let suspendedUnread: TestCredential;
+
+  /** An organisation with a bucket of its name, holding kept.txt, and a read-write key on it. */
+  async function organisationWithKey(admin: ControlClient, name: string) {
+    const tenant = await addOrganisation(admin, name);
+    await tenant.owner.createBucket(name);
+    const key = await tenant.owner.createCredential('reader', { buckets: [name], level: 'read-write' });
+    await pathStyleClient(outage.gateway, key).send(
+      new PutObjectCommand({ Bucket: name, Key: 'kept.txt', Body: 'theirs' }),
+    );
+    return { organisationId: tenant.organisationId, key };
+  }
 
   beforeAll(async () => {
     outage = await gatewayBehindRelay({
@@ -100,14 +138,33 @@ describe.runIf(postgres)('storage requests while the database is down', () => {
     const { gateway } = outage;
     await createBucket(gateway, 'outage');
     known = gateway.credential;
-    revoked = await createCredential(gateway);
     unseen = await createCredential(gateway);
     await pathStyleClient(gateway, known).send(
       new PutObjectCommand({ Bucket: 'outage', Key: 'kept.txt', Body: 'still here' }),
     );
-    expect((await getObject(gateway, revoked, 'kept.txt')).status).toBe(200);
-    // Revoked before the outage: the cache forgets it at once (the store announces the change).
-    await gateway.gateway.context.store.credentials.delete(revoked.accessKeyId);
+    const admin = await login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+
+    // Keys the gateway verified, then revoked through the control plane before the outage.
+    const scope = { buckets: ['outage'], level: 'read-only' as const };
+    revokedAndRefused = await admin.createCredential('revoked, then refused', scope);
+    revokedUnread = await admin.createCredential('revoked, then unread', scope);
+    for (const revoked of [revokedAndRefused, revokedUnread]) {
+      expect((await getObject(gateway, revoked, 'kept.txt')).status).toBe(200);
+      await admin.revokeCredential(revoked.accessKeyId);
+    }
+    expect(refusal(await getObject(gateway, revokedAndRefused, 'kept.txt'))).toEqual(REVOKED);
+
+    // Organisations whose keys the gateway verified, then suspended through the control plane.
+    const refusedTenant = await organisationWithKey(admin, 'outage-suspended-refused');
+    const unreadTenant = await organisationWithKey(admin, 'outage-suspended-unread');
+    suspendedAndRefused = refusedTenant.key;
+    suspendedUnread = unreadTenant.key;
+    await admin.suspend(refusedTenant.organisationId, 'suspended before the outage');
+    await admin.suspend(unreadTenant.organisationId, 'suspended before the outage');
+    expect(
+      refusal(await getObject(gateway, suspendedAndRefused, 'kept.txt', 'outage-suspended-refused')),
+    ).toEqual(SUSPENDED);
+
     await outage.proxy.cut();
   });
   afterAll(() => stopOutage(outage));
@@ -116,8 +173,38 @@ describe.runIf(postgres)('storage requests while the database is down', () => {
     expectDatabaseUnavailable(await getObject(outage.gateway, unseen, 'kept.txt'));
   });
 
-  it('keeps a revocation it saw before the outage', async () => {
-    expectDatabaseUnavailable(await getObject(outage.gateway, revoked, 'kept.txt'));
+  it('keeps a revocation made through the control plane before the outage, past the cache TTL', async () => {
+    // Never read again after the revocation: nothing cached, so nothing to serve but 503.
+    expectDatabaseUnavailable(await getObject(outage.gateway, revokedUnread, 'kept.txt'));
+    // Refused once before the outage: refused the same way from the expired entry, never served.
+    const before = await staleAnswers(outage.gateway);
+    await eventually(
+      'the revoked key refused from an expired cache entry',
+      async () => {
+        expect(refusal(await getObject(outage.gateway, revokedAndRefused, 'kept.txt'))).toEqual(REVOKED);
+        return (await staleAnswers(outage.gateway)) > before;
+      },
+      { intervalMs: 100 },
+    );
+    expectDatabaseUnavailable(await getObject(outage.gateway, revokedUnread, 'kept.txt'));
+  });
+
+  it('keeps a suspension made through the control plane before the outage, past the cache TTL', async () => {
+    const unread = () => getObject(outage.gateway, suspendedUnread, 'kept.txt', 'outage-suspended-unread');
+    const refused = () =>
+      getObject(outage.gateway, suspendedAndRefused, 'kept.txt', 'outage-suspended-refused');
+    // The organisation's entry went with the suspension: its key, verified before, is not served.
+    expectDatabaseUnavailable(await unread());
+    const before = await staleAnswers(outage.gateway);
+    await eventually(
+      'the suspended organisation refused from an expired cache entry',
+      async () => {
+        expect(refusal(await refused())).toEqual(SUSPENDED);
+        return (await staleAnswers(outage.gateway)) > before;
+      },
+      { intervalMs: 100 },
+    );
+    expectDatabaseUnavailable(await unread());
   });
 
   it('keeps serving a key it verified before the outage, past the cache TTL', async () => {
@@ -155,9 +242,10 @@ describe.runIf(postgres)('storage requests while the database is down', () => {
       async () => (await getObject(outage.gateway, unseen, 'kept.txt')).status === 200,
       { intervalMs: 100 },
     );
-    const afterRecovery = await getObject(outage.gateway, revoked, 'kept.txt');
-    expect(afterRecovery.status).toBe(403);
-    expect(parseS3Error(afterRecovery.body).code).toBe('InvalidAccessKeyId');
+    expect(refusal(await getObject(outage.gateway, revokedUnread, 'kept.txt'))).toEqual(REVOKED);
+    expect(
+      refusal(await getObject(outage.gateway, suspendedUnread, 'kept.txt', 'outage-suspended-unread')),
+    ).toEqual(SUSPENDED);
     const login = await new ControlClient(outage.gateway.controlUrl).post('/v1/auth/login', {
       email: TEST_ADMIN_EMAIL,
       password: TEST_ADMIN_PASSWORD,

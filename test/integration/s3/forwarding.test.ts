@@ -126,6 +126,22 @@ describe('multipart uploads', () => {
     expect(requestsFor('/fwd/never-started.bin').map((request) => request.method)).toEqual(['GET']);
   });
 
+  it('answers a completion in a bucket the store does not hold with NoSuchBucket 404, never forwarding it', async () => {
+    await createBucket(gateway, 'fwd-not-in-store', { inBackend: false });
+    await expectS3Error(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'fwd-not-in-store',
+          Key: 'never-started.bin',
+          UploadId: 'no-such-upload-id',
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"0123456789abcdef0123456789abcdef"' }] },
+        }),
+      ),
+      { code: 'NoSuchBucket', status: 404, message: 'The specified bucket does not exist.' },
+    );
+    expect(requestsFor('/fwd-not-in-store/').map((request) => request.method)).toEqual(['GET']);
+  });
+
   it('refuses a non-final part under 5 MiB with EntityTooSmall 400 and never forwards the completion', async () => {
     const { uploadId, parts } = await uploadParts('small-parts.bin', [1024, 5 * MiB, 10]);
     await expectS3Error(
@@ -210,6 +226,58 @@ describe('multipart uploads', () => {
       }),
     );
     expect(done.$metadata.httpStatusCode).toBe(200);
+  });
+});
+
+describe('DeleteObjects', () => {
+  /** A Delete document naming `key`, padded with whitespace to exactly `bytes` bytes. */
+  function deleteDocument(key: string, bytes: number): string {
+    const document = `<Delete><Object><Key>${key}</Key></Object>_</Delete>`;
+    return document.replace('_', ' '.repeat(bytes - document.length + 1));
+  }
+
+  async function deleteObjects(body: string) {
+    const query = { delete: '' };
+    const headers = await signedHeaders({
+      credential: gateway.credential,
+      method: 'POST',
+      baseUrl: gateway.s3Url,
+      path: '/fwd',
+      query,
+      payloadHash: sha256Hex(body),
+    });
+    return sendRaw(gateway.s3Url, { method: 'POST', target: `/fwd${queryString(query)}`, headers, body });
+  }
+
+  const deletesForwarded = () => requestsFor('/fwd?delete').length;
+
+  it('refuses a body over 2 MiB with MalformedXML before anything reaches the store, deleting nothing', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'kept-by-size', Body: 'kept' }));
+    const forwardedBefore = deletesForwarded();
+    const refused = await deleteObjects(deleteDocument('kept-by-size', 2 * MiB + 1));
+    expect(describeRawError(refused)).toEqual({
+      status: 400,
+      code: 'MalformedXML',
+      message: 'The XML you provided was not well-formed or did not validate against our published schema.',
+      requestIdMatches: true,
+    });
+    expect(deletesForwarded()).toBe(forwardedBefore);
+    const kept = await s3.send(new GetObjectCommand({ Bucket: 'fwd', Key: 'kept-by-size' }));
+    expect(await kept.Body?.transformToString()).toBe('kept');
+  });
+
+  it('forwards a body of exactly 2 MiB', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'fwd', Key: 'deleted-at-limit', Body: 'gone' }));
+    const forwardedBefore = deletesForwarded();
+    const accepted = await deleteObjects(deleteDocument('deleted-at-limit', 2 * MiB));
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toContain('<Key>deleted-at-limit</Key>');
+    expect(deletesForwarded()).toBe(forwardedBefore + 1);
+    await expectS3Error(s3.send(new GetObjectCommand({ Bucket: 'fwd', Key: 'deleted-at-limit' })), {
+      code: 'NoSuchKey',
+      status: 404,
+      message: 'The specified key does not exist.',
+    });
   });
 });
 

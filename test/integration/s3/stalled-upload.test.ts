@@ -1,16 +1,26 @@
 /**
  * An upload whose client stops sending is S3's 400 RequestTimeout, not a backend outage (503): the
  * gateway answers once the body has been silent for GATEWAY_S3_BODY_IDLE_TIMEOUT_MS, closes the
- * connection, and the store keeps nothing of the part that arrived.
+ * connection, and the store keeps nothing of the part that arrived. The small XML bodies the
+ * gateway reads whole (DeleteObjects, CompleteMultipartUpload, an ACL) are watched the same way,
+ * and nothing of them is forwarded.
  */
 import http from 'node:http';
-import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsChunkedLength, chunkFrame } from '../../support/aws-chunked.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
-import { parseS3Error, signedHeaders } from '../../support/s3/raw-requests.js';
+import { parseS3Error, queryString, signedHeaders } from '../../support/s3/raw-requests.js';
 import { startRecordingBackend, type RecordingBackend } from '../../support/s3/recording-backend.js';
 
 const REQUEST_TIMEOUT_MESSAGE =
@@ -149,6 +159,96 @@ for (const behind of ['the embedded store', 'the recording backend'] as const) {
         code: 'NotFound',
         status: 404,
       });
+    });
+
+    /** A signed request whose small XML body (read whole by the gateway) stops after `firstBytes`. */
+    async function stalledXml(
+      method: string,
+      path: string,
+      query: Record<string, string>,
+      firstBytes: string,
+    ) {
+      const signed = await signedHeaders({
+        credential: gateway.credential,
+        method,
+        baseUrl: gateway.s3Url,
+        path,
+        query,
+        payloadHash: 'UNSIGNED-PAYLOAD',
+        headers: { 'content-length': String(16 * 1024) },
+      });
+      const answer = await stall(gateway.s3Url, {
+        method,
+        target: `${path}${queryString(query)}`,
+        headers: signed,
+        firstBytes: Buffer.from(firstBytes),
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.headers.connection).toBe('close');
+      const error = parseS3Error(answer.body);
+      expect({ code: error.code, message: error.message }).toEqual({
+        code: 'RequestTimeout',
+        message: REQUEST_TIMEOUT_MESSAGE,
+      });
+      expect(error.requestId).toBe(answer.headers['x-amz-request-id']);
+      await answer.closed;
+    }
+
+    const forwarded = (method: string, target: string) =>
+      backend?.requests.filter((request) => request.method === method && request.target.startsWith(target)) ??
+      [];
+
+    it('answers 400 RequestTimeout for a DeleteObjects whose body stops, deleting nothing', async () => {
+      await s3.send(new PutObjectCommand({ Bucket: 'stalls', Key: 'kept', Body: 'kept' }));
+      await stalledXml('POST', '/stalls', { delete: '' }, '<Delete><Object><Key>kept</Key></Object>');
+      expect((await s3.send(new HeadObjectCommand({ Bucket: 'stalls', Key: 'kept' }))).ContentLength).toBe(4);
+      expect(forwarded('POST', '/stalls?delete')).toEqual([]);
+    });
+
+    it('answers 400 RequestTimeout for a CompleteMultipartUpload whose body stops, leaving the upload open', async () => {
+      const { UploadId } = await s3.send(
+        new CreateMultipartUploadCommand({ Bucket: 'stalls', Key: 'assembled.bin' }),
+      );
+      const part = await s3.send(
+        new UploadPartCommand({
+          Bucket: 'stalls',
+          Key: 'assembled.bin',
+          UploadId,
+          PartNumber: 1,
+          Body: 'one part',
+        }),
+      );
+      await stalledXml(
+        'POST',
+        '/stalls/assembled.bin',
+        { uploadId: UploadId as string },
+        `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>${part.ETag}</ETag></Part>`,
+      );
+      expect(forwarded('POST', '/stalls/assembled.bin?uploadId')).toEqual([]);
+      await expectS3Error(s3.send(new HeadObjectCommand({ Bucket: 'stalls', Key: 'assembled.bin' })), {
+        code: 'NotFound',
+        status: 404,
+      });
+      // The upload the stalled request named is still there to be completed.
+      await s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'stalls',
+          Key: 'assembled.bin',
+          UploadId,
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+        }),
+      );
+      const assembled = await s3.send(new GetObjectCommand({ Bucket: 'stalls', Key: 'assembled.bin' }));
+      expect(await assembled.Body?.transformToString()).toBe('one part');
+    });
+
+    it('answers 400 RequestTimeout for a PutObjectAcl whose body stops', async () => {
+      await s3.send(new PutObjectCommand({ Bucket: 'stalls', Key: 'acl.txt', Body: 'acl' }));
+      await stalledXml('PUT', '/stalls/acl.txt', { acl: '' }, '<AccessControlPolicy><Owner><ID>');
+      expect(forwarded('PUT', '/stalls/acl.txt?acl')).toEqual([]);
+      expect((await s3.send(new HeadObjectCommand({ Bucket: 'stalls', Key: 'acl.txt' }))).ContentLength).toBe(
+        3,
+      );
     });
   });
 }

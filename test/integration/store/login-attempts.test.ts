@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/store/database.js';
 import { LoginAttemptStore, type LoginAttemptOptions } from '../../../src/store/login-attempts.js';
 import { runMigrations } from '../../../src/store/migrate.js';
@@ -90,14 +90,37 @@ describe('login attempts, one instance', () => {
     expect((await attempts.attempt(['account:solo-y'])).allowed).toBe(true);
   });
 
-  it("uses the database's clock by default", async () => {
-    const attempts = limiter({ limit: 1 });
-    expect(await attempts.attempt(['address:db-clock'])).toEqual({ allowed: true });
-    const refused = await attempts.attempt(['address:db-clock']);
-    expect(refused.allowed).toBe(false);
-    if (refused.allowed) return;
-    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(59);
-    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+  it("uses the database's clock by default, never the process's", async () => {
+    const databaseNow = async (): Promise<number> => {
+      const [row] = await db.sql<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
+      return (row as { now: Date }).now.getTime();
+    };
+    // The process's clock is years off: an attempt recorded or judged by it would show.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2001-01-01T00:00:00Z') });
+    try {
+      const attempts = limiter({ limit: 1 });
+      const beforeFirst = await databaseNow();
+      expect(await attempts.attempt(['address:db-clock'])).toEqual({ allowed: true });
+      const afterFirst = await databaseNow();
+      const [row] = await db.sql<{ attempted_at: Date }[]>`
+        SELECT attempted_at FROM login_attempts WHERE key = 'address:db-clock'`;
+      const attemptedAt = (row as { attempted_at: Date }).attempted_at.getTime();
+      expect(attemptedAt).toBeGreaterThanOrEqual(beforeFirst);
+      expect(attemptedAt).toBeLessThanOrEqual(afterFirst);
+
+      const beforeSecond = await databaseNow();
+      const refused = await attempts.attempt(['address:db-clock']);
+      const afterSecond = await databaseNow();
+      expect(refused.allowed).toBe(false);
+      if (refused.allowed) return;
+      // What is left of the first attempt's 60 s at the database's instant of the second, which
+      // lies between the two reads around it (however long they took).
+      const waitAt = (instant: number) => Math.max(1, Math.ceil((attemptedAt + 60_000 - instant) / 1000));
+      expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(waitAt(afterSecond));
+      expect(refused.retryAfterSeconds).toBeLessThanOrEqual(waitAt(beforeSecond));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('never records more than the limit, however many attempts on a key run at once', async () => {

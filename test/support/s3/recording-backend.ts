@@ -9,7 +9,7 @@
  * A test can also have CompleteMultipartUpload answered like another store would: with
  * {@link rgwEmptyEtag} as Ceph RGW 16.2 does, or with whitespace ahead of the document as S3 does.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -126,13 +126,21 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
       void verification.then((result) => {
         record.signatureValid = result.ok;
         const parts = uploads.get(uploadId);
-        // An upload the store never created (or already completed or aborted): S3's 404.
-        record.status = parts === undefined ? 404 : 200;
+        // An upload the store never created (or already completed or aborted): S3's 404, which
+        // names the bucket when that is what is missing (s3rver keeps a bucket as a directory).
+        const bucket = decodeURIComponent(url.pathname.split('/')[1] ?? '');
+        const missing =
+          parts !== undefined
+            ? null
+            : bucket !== '' && existsSync(path.join(directory, bucket))
+              ? 'NoSuchUpload'
+              : 'NoSuchBucket';
+        record.status = missing === null ? 200 : 404;
         response.writeHead(record.status, { 'content-type': 'application/xml' });
         response.end(
-          parts === undefined
-            ? '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
-            : listPartsXml(uploadId, parts),
+          missing === null
+            ? listPartsXml(uploadId, parts as Map<number, StoredPart>)
+            : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${missing}</Code><Message>The specified ${missing === 'NoSuchUpload' ? 'upload' : 'bucket'} does not exist.</Message></Error>`,
         );
       });
       request.resume();

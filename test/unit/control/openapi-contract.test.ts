@@ -74,7 +74,7 @@ const UNAUTHENTICATED = new Set([
 
 interface RawResponse {
   content?: Record<string, unknown>;
-  headers?: Record<string, { schema?: { type?: string } }>;
+  headers?: Record<string, { required?: boolean; schema?: { type?: string } }>;
 }
 
 interface RawOperation {
@@ -232,6 +232,31 @@ describe('the examples of error responses', () => {
       'token_invalid',
       'unauthenticated',
     ]);
+  });
+
+  it('declares 503 database_unavailable with Retry-After on every operation that reads the database', () => {
+    /** These answer without the database: the version and this document (health reports it instead). */
+    const withoutDatabase = new Set(['GET /v1/health', 'GET /v1/version', 'GET /v1/openapi.json']);
+    let declared = 0;
+    for (const { id, operation } of rawOperations()) {
+      const unavailable = operation.responses?.['503'];
+      if (withoutDatabase.has(id)) {
+        if (id !== 'GET /v1/health') expect(unavailable, id).toBeUndefined();
+        continue;
+      }
+      expect(Object.keys(examplesOf(unavailable as RawResponse)), id).toEqual(['database_unavailable']);
+      expect(examplesOf(unavailable as RawResponse).database_unavailable?.value, id).toMatchObject({
+        status: 503,
+        code: 'database_unavailable',
+        title: 'The database did not answer',
+      });
+      expect(unavailable?.headers?.['Retry-After'], id).toMatchObject({
+        required: true,
+        schema: { type: 'string' },
+      });
+      declared += 1;
+    }
+    expect(declared).toBe(43);
   });
 
   it("shows /v1/health's 503 as a report naming the failing check", () => {

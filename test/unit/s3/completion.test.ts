@@ -90,11 +90,15 @@ describe('the parts the store holds', () => {
     ]);
   });
 
-  it('is null when the backend does not answer ListParts', async () => {
+  it('is null when the backend does not answer ListParts, and names what a 404 says is missing', async () => {
     expect(await storedParts(async () => ({ status: 405, body: '<Error/>' }))).toBeNull();
     expect(
       await storedParts(async () => ({ status: 404, body: '<Error><Code>NoSuchUpload</Code></Error>' })),
     ).toBe('no-such-upload');
+    expect(
+      await storedParts(async () => ({ status: 404, body: '<Error><Code>NoSuchBucket</Code></Error>' })),
+    ).toBe('no-such-bucket');
+    expect(await storedParts(async () => ({ status: 404, body: '' }))).toBe('no-such-upload');
     expect(await storedParts(async () => ({ status: 200, body: '<NotAListing/>' }))).toBeNull();
   });
 

@@ -4,6 +4,7 @@ import {
   errorCodeOf,
   errorForBareStatus,
   relayedErrorDocument,
+  relayedXmlAnswer,
   statusLabel,
 } from '../../../src/s3/upstream/outcome.js';
 
@@ -42,6 +43,27 @@ describe('backend answers', () => {
     );
     expect(relayedErrorDocument('<Error><Code>SomethingNew</Code></Error>', 'ABC')).toBe(
       '<Error><Code>SomethingNew</Code><Message>The object store refused the request.</Message><RequestId>ABC</RequestId></Error>',
+    );
+  });
+
+  it("answers an XML error without an <Error> naming a <Code> with the catalogue's entry for its status", () => {
+    const answer = (document: string, status: number, method = 'GET') => {
+      const relayed = relayedXmlAnswer(document, 'ABC', status, method, true);
+      return typeof relayed === 'string' ? relayed : `${relayed.status} ${relayed.code}: ${relayed.text}`;
+    };
+    expect(answer('', 404)).toBe('404 NoSuchKey: The specified key does not exist.');
+    expect(answer('<?xml version="1.0"?><Status>busy</Status>', 500)).toBe(
+      '503 ServiceUnavailable: The object store behind this endpoint is unavailable. Please retry.',
+    );
+    expect(answer('<Error><Message>no code</Message></Error>', 409)).toBe(
+      '400 InvalidRequest: The object store refused the request.',
+    );
+    expect(answer('<Error><Code>NoSuchKey</Code><Message></Message></Error>', 404)).toBe(
+      '<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message><RequestId>ABC</RequestId></Error>',
+    );
+    // A redirect is no error: its document passes on, without the store's HostId.
+    expect(answer('<Redirect><HostId>h</HostId><Endpoint>e</Endpoint></Redirect>', 301)).toBe(
+      '<Redirect><Endpoint>e</Endpoint></Redirect>',
     );
   });
 
