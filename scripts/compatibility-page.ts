@@ -50,6 +50,14 @@ ahead is \`RequestTimeTooSkewed\` (S3 bounds a policy only by its \`expiration\`
 rules decide which pages may read a form's answer, errors included; as on S3 they do not authorise
 the upload itself, which its signed policy does.
 
+Refused before anything is forwarded, whatever the operation: a query that gives a parameter twice
+(400 \`InvalidArgument\` naming it: the gateway and the store must read the same \`prefix\`,
+\`uploadId\` or \`partNumber\`, and Ceph RGW keeps the last of two where the gateway reads the
+first); a \`versionId\` on a write that makes an object or a part (PutObject, CopyObject, the
+multipart writes: 400 \`InvalidArgument\` "This operation does not accept a version-id.", as S3
+answers); a DeleteObjects naming more than 1,000 keys, or whose body is over 2 MiB (400
+\`MalformedXML\`, as S3 answers more than 1,000 keys).
+
 Tenant limits apply to every operation (README, "Quotas and rate limits"): a request over its
 organisation's or its credential's request rate gets \`SlowDown\` (503) with \`Retry-After\`, and an
 upload, copy or multipart completion that would exceed a storage quota gets \`QuotaExceeded\` (403)
