@@ -20,6 +20,12 @@ export function headerValue(headers: HeaderMap, name: string): string | undefine
   return value.join(',');
 }
 
+/** The first value of a header an answer should carry once (a store's ETag, Content-Length). */
+export function firstHeaderValue(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name];
+  return value === undefined || typeof value === 'string' ? value : value[0];
+}
+
 /** x-amz-content-sha256 values that are not a hex digest. */
 export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 export const STREAMING_UNSIGNED_PAYLOAD_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';

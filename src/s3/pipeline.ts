@@ -62,7 +62,7 @@ import { uploadForm } from './upstream/form-upload.js';
 import { authenticateForm } from './steps/form-authenticate.js';
 import { readFormHead } from './steps/form-fields.js';
 import { forward } from './upstream/forward.js';
-import { headObject } from './upstream/probe.js';
+import { probeCopySource } from './upstream/probe.js';
 import { Upstream } from './upstream/upstream.js';
 
 /** What the storage endpoint is built from. */
@@ -258,40 +258,10 @@ async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
   if (name === 'DeleteObjects')
     return quotas.deletions(stage, (counted) => forwardDeleteObjects(stage, counted));
   if (name === 'CopyObject' || name === 'UploadPartCopy') {
-    const source = await copySource(stage, upstream);
+    const source = await probeCopySource(stage, upstream);
     return quotas.copy(stage, source, (beforeAnswer) => forward(stage, upstream, beforeAnswer));
   }
   return quotas.forwarded(stage, (beforeAnswer) => forward(stage, upstream, beforeAnswer));
-}
-
-/**
- * The copy source must exist before a copy is forwarded: an UploadPartCopy from a missing source
- * whose key holds a `%` crashes Ceph RGW 16.2, and no tenant may take the shared backend down.
- * Its size, from the same HEAD, is what the copy adds under a storage quota (null: not told), and
- * the store's status says why it did not tell.
- */
-async function copySource(
-  stage: Planned,
-  upstream: Upstream,
-): Promise<{ size: number | null; status: number }> {
-  const source = stage.copySource;
-  if (source === null) return { size: null, status: 400 };
-  // The copy source's SSE-C key headers, named as a HEAD of the source object takes them.
-  const prefix = 'x-amz-copy-source-server-side-encryption-customer-';
-  const headers: Record<string, string> = {};
-  for (const name in stage.headers) {
-    const value = stage.headers[name];
-    if (name.startsWith(prefix) && typeof value === 'string') {
-      headers[`x-amz-server-side-encryption-customer-${name.slice(prefix.length)}`] = value;
-    }
-  }
-  const answer = await headObject(stage.exchange, upstream, source, headers);
-  if (answer.status === 404) throw new S3Error('NoSuchKey');
-  const length = Number(answer.headers['content-length']);
-  return {
-    size: answer.status === 200 && Number.isSafeInteger(length) ? length : null,
-    status: answer.status,
-  };
 }
 
 function fail(exchange: Exchange, pipeline: Pipeline, error: unknown): void {

@@ -5,13 +5,13 @@
  * object's ETag) is what the operation returns.
  */
 import { S3Error } from '../../protocol/errors.js';
-import { headerValue } from '../../protocol/headers.js';
+import { firstHeaderValue, headerValue, type HeaderMap } from '../../protocol/headers.js';
 import { queryValue } from '../../protocol/query.js';
 import { element, S3_XML_NAMESPACE, xmlDocument } from '../../protocol/xml.js';
 import { sendXml } from '../respond.js';
 import type { Planned } from '../stages.js';
 import { errorForBareStatus } from '../upstream/outcome.js';
-import { headObject } from '../upstream/probe.js';
+import { customerKeyHeaders, headObject } from '../upstream/probe.js';
 import type { Upstream } from '../upstream/upstream.js';
 
 const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
@@ -37,20 +37,13 @@ export function requestedAttributes(header: string | undefined): ReadonlySet<Att
   return new Set(names as Attribute[]);
 }
 
-type StoreHeaders = Readonly<Record<string, string | string[] | undefined>>;
-
-function single(headers: StoreHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-export function renderObjectAttributes(wanted: ReadonlySet<Attribute>, headers: StoreHeaders): string {
+export function renderObjectAttributes(wanted: ReadonlySet<Attribute>, headers: HeaderMap): string {
   let body = '';
-  const etag = (single(headers, 'etag') ?? '').replace(/^"|"$/g, '');
+  const etag = (firstHeaderValue(headers, 'etag') ?? '').replace(/^"|"$/g, '');
   if (wanted.has('ETag')) body += element('ETag', etag);
   if (wanted.has('Checksum')) {
     const checksums = CHECKSUM_HEADERS.map(([header, name]) => {
-      const value = single(headers, header);
+      const value = firstHeaderValue(headers, header);
       return value === undefined ? '' : element(name, value);
     }).join('');
     if (checksums !== '') body += `<Checksum>${checksums}</Checksum>`;
@@ -60,22 +53,12 @@ export function renderObjectAttributes(wanted: ReadonlySet<Attribute>, headers: 
     body += `<ObjectParts>${element('PartsCount', parts)}</ObjectParts>`;
   }
   if (wanted.has('StorageClass'))
-    body += element('StorageClass', single(headers, 'x-amz-storage-class') ?? 'STANDARD');
-  if (wanted.has('ObjectSize')) body += element('ObjectSize', single(headers, 'content-length') ?? '0');
+    body += element('StorageClass', firstHeaderValue(headers, 'x-amz-storage-class') ?? 'STANDARD');
+  if (wanted.has('ObjectSize'))
+    body += element('ObjectSize', firstHeaderValue(headers, 'content-length') ?? '0');
   return xmlDocument(
     `<GetObjectAttributesResponse xmlns="${S3_XML_NAMESPACE}">${body}</GetObjectAttributesResponse>`,
   );
-}
-
-/** The SSE-C key of the object, which a HEAD needs as GetObjectAttributes does. */
-function customerKeyHeaders(stage: Planned): Record<string, string> {
-  const headers: Record<string, string> = { 'x-amz-checksum-mode': 'ENABLED' };
-  for (const name in stage.headers) {
-    const value = headerValue(stage.headers, name);
-    if (name.startsWith('x-amz-server-side-encryption-customer-') && value !== undefined)
-      headers[name] = value;
-  }
-  return headers;
 }
 
 export async function answerGetObjectAttributes(stage: Planned, upstream: Upstream): Promise<void> {
@@ -85,16 +68,17 @@ export async function answerGetObjectAttributes(stage: Planned, upstream: Upstre
     stage.exchange,
     upstream,
     { bucket: stage.bucket ?? '', key: stage.key, versionId },
-    customerKeyHeaders(stage),
+    // The checksums are part of the attributes; S3 sends them to a HEAD only when asked.
+    { ...customerKeyHeaders(stage.headers, 'object'), 'x-amz-checksum-mode': 'ENABLED' },
   );
-  if (status === 404 && versionId !== null && single(headers, 'x-amz-delete-marker') !== 'true') {
+  if (status === 404 && versionId !== null && firstHeaderValue(headers, 'x-amz-delete-marker') !== 'true') {
     throw new S3Error('NoSuchVersion');
   }
   const refused = errorForBareStatus(status, 'GET', true);
   if (refused !== null) throw refused;
   const answerHeaders: Record<string, string> = {};
   for (const name of ['last-modified', 'x-amz-version-id', 'x-amz-delete-marker']) {
-    const value = single(headers, name);
+    const value = firstHeaderValue(headers, name);
     if (value !== undefined) answerHeaders[name] = value;
   }
   sendXml(stage.exchange, 200, renderObjectAttributes(wanted, headers), answerHeaders);

@@ -18,6 +18,7 @@
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { S3Error } from '../../protocol/errors.js';
+import { firstHeaderValue } from '../../protocol/headers.js';
 import { MAX_PART_NUMBER, MIN_PART_BYTES } from '../../protocol/limits.js';
 import { queryParameter, queryValue } from '../../protocol/query.js';
 import { childList, childText, escapeXml, parseXml } from '../../protocol/xml.js';
@@ -31,10 +32,12 @@ import {
   clientResponseHeaders,
   errorCodeOf,
   errorForBareStatus,
+  finishWithDocument,
   isXmlAnswer,
+  recordStoreAnswer,
   relayedXmlAnswer,
-  statusLabel,
 } from './outcome.js';
+import { customerKeyHeaders, headObject } from './probe.js';
 import type { Upstream } from './upstream.js';
 
 /** 10,000 parts of about 130 bytes of XML each, with room to spare. */
@@ -247,11 +250,7 @@ async function sendCompletion(
     throw backendFailure(exchange, upstream, error);
   }
   const status = answer.status;
-  upstream.metrics.backendDuration.observe(
-    { operation: exchange.operation },
-    (performance.now() - startedAt) / 1000,
-  );
-  if (status >= 500) upstream.metrics.backendErrors.inc({ kind: '5xx' });
+  recordStoreAnswer(exchange, upstream.metrics, status, startedAt);
 
   const headers = clientResponseHeaders(answer.headers);
   const keepAlive = (whitespace: Buffer) => sendWhitespace(stage, headers, whitespace);
@@ -277,15 +276,9 @@ async function sendCompletion(
     const bare = errorForBareStatus(status, 'POST', true);
     if (bare !== null) throw bare;
   }
-  exchange.errorCode = errorCodeOf(text) ?? statusLabel(status);
   // A 200 can carry an error document: only one without is a completed upload.
-  await quota?.beforeAnswer(exchange.errorCode === '');
-  const bytes = Buffer.from(text, 'utf8');
-  // After whitespace the head is out already (no length), and this ends the chunked body.
-  headers['content-length'] = bytes.length;
-  writeHead(exchange, status, headers);
-  exchange.response.end(bytes);
-  exchange.bytesOut += bytes.length;
+  await quota?.beforeAnswer(errorCodeOf(text) === undefined && status < 300);
+  finishWithDocument(exchange, status, headers, text, exchange.response.headersSent);
 }
 
 /** The 200 head (chunked: the document's length is not known yet) and whitespace, as they come. */
@@ -311,24 +304,17 @@ async function assembledEtag(
   versionId: string | undefined,
 ): Promise<string | null> {
   const { exchange } = stage;
-  const forwarded = backendRequestOf(stage).headers;
-  // An SSE-C object answers HEAD only with its key.
-  const headers: Record<string, string> = {};
-  for (const name in forwarded) {
-    if (name.startsWith('x-amz-server-side-encryption-customer-')) headers[name] = forwarded[name] as string;
-  }
-  const spec = {
-    method: 'HEAD',
-    path: backendRequestOf(stage).path,
-    query: versionId === undefined ? [] : [queryParameter('versionId', versionId)],
-    headers,
-  };
-  let etag: string | string[] | undefined;
+  let etag: string | undefined;
   try {
-    const answer = await upstream.connection.call(spec, { maxBytes: 0 });
-    etag = answer.status === 200 ? answer.headers.etag : undefined;
-  } catch (error) {
-    backendFailure(exchange, upstream, error);
+    const answer = await headObject(
+      exchange,
+      upstream,
+      { bucket: stage.bucket ?? '', key: stage.key, versionId: versionId ?? null },
+      customerKeyHeaders(stage.headers, 'object'),
+    );
+    etag = answer.status === 200 ? firstHeaderValue(answer.headers, 'etag') : undefined;
+  } catch {
+    // Counted and logged by the probe: the completion stands without its ETag filled in.
   }
   if (typeof etag === 'string' && etag !== '') return etag;
   upstream.logger.warn({ requestId: exchange.id, etag }, 'no ETag for the completed multipart upload');

@@ -5,6 +5,7 @@
  * else 204.
  */
 import type http from 'node:http';
+import { firstHeaderValue, type HeaderMap } from '../../protocol/headers.js';
 import { element, S3_XML_NAMESPACE, xmlDocument } from '../../protocol/xml.js';
 import type { Planned } from '../stages.js';
 import type { FormHead } from '../steps/form-fields.js';
@@ -12,13 +13,6 @@ import { bodyFailureError } from './body.js';
 import { backendRequestOf } from './forward.js';
 import { FormFileStream } from './form-file.js';
 import type { Upstream } from './upstream.js';
-
-type StoreHeaders = Readonly<Record<string, string | string[] | undefined>>;
-
-function single(headers: StoreHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /** Where the object is, as S3 puts it in a form's answer. */
 function locationOf(publicUrl: string, bucket: string, key: string): string {
@@ -33,11 +27,11 @@ function locationOf(publicUrl: string, bucket: string, key: string): string {
 export function formAnswer(
   fields: ReadonlyMap<string, string>,
   object: { readonly bucket: string; readonly key: string; readonly location: string },
-  storeHeaders: StoreHeaders,
+  storeHeaders: HeaderMap,
 ): { status: number; headers: http.OutgoingHttpHeaders; body: string } {
-  const etag = single(storeHeaders, 'etag') ?? '';
+  const etag = firstHeaderValue(storeHeaders, 'etag') ?? '';
   const headers: http.OutgoingHttpHeaders = { etag, location: object.location };
-  const version = single(storeHeaders, 'x-amz-version-id');
+  const version = firstHeaderValue(storeHeaders, 'x-amz-version-id');
   if (version !== undefined) headers['x-amz-version-id'] = version;
 
   const redirect = fields.get('success_action_redirect') ?? fields.get('redirect');

@@ -13,12 +13,14 @@
  *   kind and logged.
  */
 import type http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { S3_ERRORS, S3Error, STORE_ERROR_MESSAGES, type S3ErrorKey } from '../../protocol/errors.js';
 import { escapeXml } from '../../protocol/xml.js';
 import { toBackendUnavailable } from '../../backend/connection.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { Exchange } from '../exchange.js';
+import { writeHead } from '../respond.js';
 
 /** Backend response headers the client must not see. */
 const DROPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
@@ -154,6 +156,45 @@ export function relayedXmlAnswer(
     if (bare !== null) return bare;
   }
   return relayedErrorDocument(document, requestId);
+}
+
+/**
+ * Every answer the store gives a request sent on a client's behalf is timed (until its head) and,
+ * when it is a 5xx, counted as a backend error.
+ */
+export function recordStoreAnswer(
+  exchange: Exchange,
+  metrics: GatewayMetrics,
+  status: number,
+  sentAt: number,
+): void {
+  metrics.backendDuration.observe({ operation: exchange.operation }, (performance.now() - sentAt) / 1000);
+  if (status >= 500) metrics.backendErrors.inc({ kind: '5xx' });
+}
+
+/**
+ * Ends the client's answer with a whole document the gateway holds (an error relayed from the
+ * store, a completion, a form's answer): its S3 code (if any) for the log and metrics, its length,
+ * the bytes counted. `afterOwnHead`: the head already went out, chunked (a completion's keep-alive
+ * whitespace), and the document ends that body; otherwise an answer whose head someone else sent
+ * cannot take it and is cut.
+ */
+export function finishWithDocument(
+  exchange: Exchange,
+  status: number,
+  headers: http.OutgoingHttpHeaders,
+  document: string,
+  afterOwnHead = false,
+): void {
+  exchange.errorCode = errorCodeOf(document) ?? statusLabel(status);
+  const body = Buffer.from(document, 'utf8');
+  headers['content-length'] = body.length;
+  if (!writeHead(exchange, status, headers) && !afterOwnHead) {
+    exchange.response.destroy();
+    return;
+  }
+  exchange.response.end(body);
+  exchange.bytesOut += body.length;
 }
 
 export interface FailureReporting {

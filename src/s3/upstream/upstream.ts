@@ -18,9 +18,10 @@ import { bodyFailureError, type UploadBody } from './body.js';
 import {
   backendFailure,
   clientResponseHeaders,
-  errorCodeOf,
   errorForBareStatus,
+  finishWithDocument,
   isXmlAnswer,
+  recordStoreAnswer,
   relayedXmlAnswer,
   statusLabel,
 } from './outcome.js';
@@ -119,12 +120,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     status: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
-    const { exchange, upstream } = this;
-    upstream.metrics.backendDuration.observe(
-      { operation: exchange.operation },
-      (performance.now() - this.#startedAt) / 1000,
-    );
-    if (status >= 500) upstream.metrics.backendErrors.inc({ kind: '5xx' });
+    recordStoreAnswer(this.exchange, this.upstream.metrics, status, this.#startedAt);
     const beforeAnswer = this.forwarded.beforeAnswer;
     if (beforeAnswer === undefined) {
       this.#answer(controller, status, headers);
@@ -172,13 +168,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     const replacement = status < 300 ? this.forwarded.successAnswer?.(headers) : undefined;
     if (replacement !== undefined) {
       this.#mode = 'discard';
-      const body = Buffer.from(replacement.body, 'utf8');
-      if (
-        writeHead(exchange, replacement.status, { ...replacement.headers, 'content-length': body.length })
-      ) {
-        exchange.response.end(body);
-        exchange.bytesOut += body.length;
-      }
+      finishWithDocument(exchange, replacement.status, { ...replacement.headers }, replacement.body);
       return;
     }
     const extra = status < 300 ? this.forwarded.successHeaders?.() : undefined;
@@ -244,13 +234,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
         this.#settle();
         return;
       }
-      exchange.errorCode = errorCodeOf(document) ?? statusLabel(this.#status);
-      const body = Buffer.from(document, 'utf8');
-      this.#headers['content-length'] = body.length;
-      if (writeHead(exchange, this.#status, this.#headers)) {
-        exchange.response.end(body);
-        exchange.bytesOut += body.length;
-      } else exchange.response.destroy();
+      finishWithDocument(exchange, this.#status, this.#headers, document);
     }
     this.#mode = 'settled';
     this.#settle();
