@@ -15,6 +15,7 @@
  */
 import type http from 'node:http';
 import os from 'node:os';
+import { TLSSocket } from 'node:tls';
 import { BackendConnection } from '../backend/connection.js';
 import type { ObjectStoreBackend } from '../backend/object-store.js';
 import { advertisedControlUrl } from '../config/addresses.js';
@@ -46,7 +47,7 @@ import { observe, type Observers } from './observe.js';
 import { sendError, sendHtml, sendXml } from './respond.js';
 import { isAnswered, type AnsweredOperationName } from './operations.js';
 import { RequestRateLimiter } from './request-rates.js';
-import type { Addressed, Authorised, Planned } from './stages.js';
+import { isInBucket, type Addressed, type Authorised, type InBucket, type Planned } from './stages.js';
 import { address, arrive } from './steps/address.js';
 import { authenticate, createVerifier } from './steps/authenticate.js';
 import { authorise, type Guidance } from './steps/authorise.js';
@@ -208,16 +209,16 @@ async function uploadFormObject(
 ): Promise<void> {
   const head = await readFormHead(addressed.exchange);
   const authenticated = await authenticateForm(addressed, head, pipeline.verifier);
-  const { credential } = authenticated.identity as { credential: CredentialRecord };
-  pipeline.lastUsed.used(credential.accessKeyId);
+  pipeline.lastUsed.used(authenticated.identity.credential.accessKeyId);
   const authorised = await authorise(authenticated, pipeline.services.store.cache, known, pipeline.guidance);
   throttle(authorised, pipeline.rates);
   enforceBans(authorised);
   // Where the client reaches the endpoint, for the Location of the form's answer.
   const { request } = addressed.exchange;
-  const scheme = (request.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
+  const scheme = request.socket instanceof TLSSocket ? 'https' : 'http';
   const publicUrl = pipeline.services.config.s3.publicUrl ?? `${scheme}://${request.headers.host ?? ''}`;
   const planned = plan(authorised);
+  if (!isInBucket(planned)) throw new S3Error('NoSuchBucket');
   await pipeline.quotas.formUpload(planned, head.fileLength, (beforeAnswer) =>
     uploadForm(planned, head, pipeline.upstream, publicUrl, beforeAnswer),
   );
@@ -232,11 +233,10 @@ function plan(stage: Authorised): Planned {
 /** The gateway's own answer to each operation the catalogue says it answers (the compiler checks all are here). */
 const ANSWERS: Readonly<
   Record<
-    Exclude<AnsweredOperationName, 'PostObject'>,
-    (stage: Planned, pipeline: Pipeline) => void | Promise<void>
+    Exclude<AnsweredOperationName, 'PostObject' | 'ListBuckets'>,
+    (stage: InBucket<Planned>, pipeline: Pipeline) => void | Promise<void>
   >
 > = {
-  ListBuckets: (stage, pipeline) => answerListBuckets(stage, pipeline.services.store.buckets),
   GetBucketLocation: (stage, pipeline) =>
     sendXml(stage.exchange, 200, renderBucketLocation(pipeline.services.config.s3.regions[0] ?? 'us-east-1')),
   GetBucketAcl: (stage) => answerGetBucketAcl(stage),
@@ -253,6 +253,9 @@ const ANSWERS: Readonly<
 
 async function perform(stage: Planned, pipeline: Pipeline): Promise<void> {
   const name = stage.operation.name;
+  if (name === 'ListBuckets') return answerListBuckets(stage, pipeline.services.store.buckets);
+  // Every other operation names a bucket, which authorisation has found.
+  if (!isInBucket(stage)) throw new S3Error('NoSuchBucket');
   const { upstream, quotas } = pipeline;
   if (isAnswered(name) && name !== 'PostObject') return ANSWERS[name](stage, pipeline);
   if (name === 'DeleteObjects')

@@ -37,6 +37,9 @@ export interface Addressed extends Arrived {
   readonly classification: Classification;
 }
 
+/** A credential's identity: who signed the request, and how. */
+export type CredentialIdentity = Extract<Identity, { readonly kind: 'credential' }>;
+
 export type Identity =
   | { readonly kind: 'anonymous' }
   | {
@@ -66,4 +69,15 @@ export interface Authorised extends Authenticated {
 /** Ready to be answered or forwarded: every refusal that needs no body is behind it. */
 export interface Planned extends Authorised {
   readonly body: BodyPlan;
+}
+
+/** A stage of a request to a bucket or one of its objects, whose bucket authorisation found. */
+export type InBucket<Stage extends Authorised> = Stage & {
+  readonly bucket: string;
+  readonly entry: BucketEntry;
+};
+
+/** True for every request but the service root's (ListBuckets): it names a bucket, and it exists. */
+export function isInBucket<Stage extends Authorised>(stage: Stage): stage is InBucket<Stage> {
+  return stage.bucket !== null && stage.entry !== null;
 }

@@ -6,7 +6,7 @@ import { S3Error } from '../../protocol/errors.js';
 import { element, S3_XML_NAMESPACE, xmlDocument } from '../../protocol/xml.js';
 import type { CorsRule } from '../../store/records.js';
 import { sendXml } from '../respond.js';
-import type { Planned } from '../stages.js';
+import type { InBucket, Planned } from '../stages.js';
 
 function elements(name: string, values: readonly string[] | undefined): string {
   return (values ?? []).map((value) => element(name, value)).join('');
@@ -28,8 +28,8 @@ export function renderCorsConfiguration(rules: readonly CorsRule[]): string {
   return xmlDocument(`<CORSConfiguration xmlns="${S3_XML_NAMESPACE}">${body}</CORSConfiguration>`);
 }
 
-export function answerGetBucketCors(stage: Planned): void {
-  const rules = stage.entry?.cors?.rules ?? [];
+export function answerGetBucketCors(stage: InBucket<Planned>): void {
+  const rules = stage.entry.cors?.rules ?? [];
   if (rules.length === 0) throw new S3Error('NoSuchCORSConfiguration');
   sendXml(stage.exchange, 200, renderCorsConfiguration(rules));
 }

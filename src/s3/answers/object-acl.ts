@@ -17,7 +17,7 @@ import {
   xmlDocument,
 } from '../../protocol/xml.js';
 import { sendEmpty, sendXml } from '../respond.js';
-import type { Planned } from '../stages.js';
+import type { InBucket, Planned } from '../stages.js';
 import { OWNER_ONLY_CANNED_ACLS } from '../steps/bans.js';
 import { announcesBody, readBody } from '../upstream/body.js';
 import { isObjectMissing } from '../upstream/probe.js';
@@ -77,13 +77,13 @@ export function requestsOwnerOnlyAcl(cannedAcl: string | undefined, body: Buffer
   );
 }
 
-function ownerOf(stage: Planned): AclOwner {
+function ownerOf(stage: InBucket<Planned>): AclOwner {
   return { id: stage.organisation.id, displayName: stage.organisation.name };
 }
 
-async function assertObjectExists(stage: Planned, upstream: Upstream): Promise<void> {
+async function assertObjectExists(stage: InBucket<Planned>, upstream: Upstream): Promise<void> {
   const location = {
-    bucket: stage.bucket ?? '',
+    bucket: stage.bucket,
     key: stage.key,
     versionId: queryValue(stage.query, 'versionId') ?? null,
   };
@@ -95,16 +95,16 @@ async function assertObjectExists(stage: Planned, upstream: Upstream): Promise<v
  * public bucket (the control plane's switch). The store's own ACL would name the gateway's
  * shared backend user, which no tenant should see.
  */
-export function answerGetBucketAcl(stage: Planned): void {
-  sendXml(stage.exchange, 200, renderOwnerFullControl(ownerOf(stage), stage.entry?.bucket.public === true));
+export function answerGetBucketAcl(stage: InBucket<Planned>): void {
+  sendXml(stage.exchange, 200, renderOwnerFullControl(ownerOf(stage), stage.entry.bucket.public));
 }
 
-export async function answerGetObjectAcl(stage: Planned, upstream: Upstream): Promise<void> {
+export async function answerGetObjectAcl(stage: InBucket<Planned>, upstream: Upstream): Promise<void> {
   await assertObjectExists(stage, upstream);
   sendXml(stage.exchange, 200, renderOwnerFullControl(ownerOf(stage)));
 }
 
-export async function answerPutObjectAcl(stage: Planned, upstream: Upstream): Promise<void> {
+export async function answerPutObjectAcl(stage: InBucket<Planned>, upstream: Upstream): Promise<void> {
   const body = announcesBody(stage.exchange.headers)
     ? await readBody(stage.exchange, stage.body, MAX_ACL_BODY_BYTES, 'MalformedACL')
     : Buffer.alloc(0);

@@ -9,7 +9,7 @@ import { firstHeaderValue, headerValue, type HeaderMap } from '../../protocol/he
 import { queryValue } from '../../protocol/query.js';
 import { element, S3_XML_NAMESPACE, xmlDocument } from '../../protocol/xml.js';
 import { sendXml } from '../respond.js';
-import type { Planned } from '../stages.js';
+import type { InBucket, Planned } from '../stages.js';
 import { errorForBareStatus } from '../upstream/outcome.js';
 import { customerKeyHeaders, headObject } from '../upstream/probe.js';
 import type { Upstream } from '../upstream/upstream.js';
@@ -61,13 +61,13 @@ export function renderObjectAttributes(wanted: ReadonlySet<Attribute>, headers: 
   );
 }
 
-export async function answerGetObjectAttributes(stage: Planned, upstream: Upstream): Promise<void> {
+export async function answerGetObjectAttributes(stage: InBucket<Planned>, upstream: Upstream): Promise<void> {
   const wanted = requestedAttributes(headerValue(stage.headers, 'x-amz-object-attributes'));
   const versionId = queryValue(stage.query, 'versionId') ?? null;
   const { status, headers } = await headObject(
     stage.exchange,
     upstream,
-    { bucket: stage.bucket ?? '', key: stage.key, versionId },
+    { bucket: stage.bucket, key: stage.key, versionId },
     // The checksums are part of the attributes; S3 sends them to a HEAD only when asked.
     { ...customerKeyHeaders(stage.headers, 'object'), 'x-amz-checksum-mode': 'ENABLED' },
   );

@@ -77,8 +77,13 @@ const PREFIX_SCOPED_BUCKET_OPERATIONS: ReadonlySet<OperationName> = new Set([
 ]);
 
 /** A credential limited to key prefixes of this bucket reaches only keys and listings under them. */
-function assertCoversKeys(stage: Authenticated, operation: S3Operation, credential: CredentialRecord): void {
-  const bucket = stage.bucket as string;
+function assertCoversKeys(
+  stage: Authenticated,
+  entry: BucketEntry,
+  operation: S3Operation,
+  credential: CredentialRecord,
+): void {
+  const bucket = entry.bucket.name;
   if (scopePrefixes(credential.scope, bucket) === null) return;
   if (operation.level === 'object') {
     if (!scopeCoversKey(credential.scope, bucket, stage.key)) throw new S3Error('BucketAccessDenied');
@@ -96,10 +101,10 @@ function assertCoversKeys(stage: Authenticated, operation: S3Operation, credenti
  * them, or nothing is deleted (the keys are known only once the body is read).
  */
 export function assertDeletableKeys(stage: Authorised, keys: readonly string[]): void {
-  if (stage.identity.kind !== 'credential' || stage.bucket === null) return;
+  if (stage.identity.kind !== 'credential' || stage.entry === null) return;
   const { scope } = stage.identity.credential;
-  if (keys.some((key) => !scopeCoversKey(scope, stage.bucket as string, key)))
-    throw new S3Error('BucketAccessDenied');
+  const bucket = stage.entry.bucket.name;
+  if (keys.some((key) => !scopeCoversKey(scope, bucket, key))) throw new S3Error('BucketAccessDenied');
 }
 
 /** The copy source of CopyObject and UploadPartCopy, which the credential must be able to read. */
@@ -177,7 +182,7 @@ export async function authorise(
       entry = await addressedBucket(stage, cache, known);
       if (entry === null) throw new S3Error('NoSuchBucket');
       assertCovers(credential, entry, operation.scopeMethod);
-      assertCoversKeys(stage, operation, credential);
+      assertCoversKeys(stage, entry, operation, credential);
       copySource = await authoriseCopySource(stage, operation, credential, cache);
     }
   } else {

@@ -15,7 +15,7 @@ import { NO_BODY } from '../../sigv4/body-plan.js';
 import { checkPostPolicy, parsePostPolicy } from '../../sigv4/post-policy.js';
 import type { SigV4Verifier } from '../../sigv4/verify.js';
 import type { S3Operation } from '../operations.js';
-import type { Addressed, Authenticated } from '../stages.js';
+import type { Addressed, Authenticated, CredentialIdentity } from '../stages.js';
 import type { FormHead } from './form-fields.js';
 
 /** Fields that describe the object, sent on as the PutObject's headers (`acl` as x-amz-acl). */
@@ -57,7 +57,7 @@ export async function authenticateForm(
   stage: Addressed,
   head: FormHead,
   verifier: SigV4Verifier<CredentialRecord>,
-): Promise<Authenticated> {
+): Promise<Authenticated & { readonly identity: CredentialIdentity }> {
   const { exchange } = stage;
   const { fields } = head;
   // A form without a signature is an anonymous write, which no bucket here allows.

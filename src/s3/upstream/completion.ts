@@ -24,7 +24,7 @@ import { queryParameter, queryValue } from '../../protocol/query.js';
 import { childList, childText, escapeXml, parseXml } from '../../protocol/xml.js';
 import { readAnswer } from '../../backend/connection.js';
 import { writeHead } from '../respond.js';
-import type { Planned } from '../stages.js';
+import type { InBucket, Planned } from '../stages.js';
 import { readBody } from './body.js';
 import { backendRequestOf } from './forward.js';
 import {
@@ -199,7 +199,7 @@ export interface CompletionQuota {
 
 /** Reads and checks a CompleteMultipartUpload, then sends it on with the body that was read. */
 export async function completeMultipartUpload(
-  stage: Planned,
+  stage: InBucket<Planned>,
   upstream: Upstream,
   quota?: CompletionQuota,
 ): Promise<void> {
@@ -235,7 +235,7 @@ export async function completeMultipartUpload(
 }
 
 async function sendCompletion(
-  stage: Planned,
+  stage: InBucket<Planned>,
   upstream: Upstream,
   body: Buffer,
   quota: CompletionQuota | undefined,
@@ -299,7 +299,7 @@ function sendWhitespace(stage: Planned, headers: http.OutgoingHttpHeaders, white
  * as the backend answered it, which succeeded all the same.
  */
 async function assembledEtag(
-  stage: Planned,
+  stage: InBucket<Planned>,
   upstream: Upstream,
   versionId: string | undefined,
 ): Promise<string | null> {
@@ -309,7 +309,7 @@ async function assembledEtag(
     const answer = await headObject(
       exchange,
       upstream,
-      { bucket: stage.bucket ?? '', key: stage.key, versionId: versionId ?? null },
+      { bucket: stage.bucket, key: stage.key, versionId: versionId ?? null },
       customerKeyHeaders(stage.headers, 'object'),
     );
     etag = answer.status === 200 ? firstHeaderValue(answer.headers, 'etag') : undefined;

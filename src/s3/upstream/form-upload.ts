@@ -7,7 +7,7 @@
 import type http from 'node:http';
 import { firstHeaderValue, type HeaderMap } from '../../protocol/headers.js';
 import { element, S3_XML_NAMESPACE, xmlDocument } from '../../protocol/xml.js';
-import type { Planned } from '../stages.js';
+import type { InBucket, Planned } from '../stages.js';
 import type { FormHead } from '../steps/form-fields.js';
 import { bodyFailureError } from './body.js';
 import { backendRequestOf } from './forward.js';
@@ -59,14 +59,14 @@ export function formAnswer(
 
 /** `beforeAnswer` runs with the store's status before the browser hears it (storage quotas). */
 export async function uploadForm(
-  stage: Planned,
+  stage: InBucket<Planned>,
   head: FormHead,
   upstream: Upstream,
   publicUrl: string,
   beforeAnswer?: (status: number) => Promise<void>,
 ): Promise<void> {
   const { exchange } = stage;
-  const bucket = stage.bucket ?? '';
+  const bucket = stage.bucket;
   const file = new FormFileStream(exchange, head);
   let body: FormFileStream | Buffer = file;
   if (head.fileLength === 0) {

@@ -79,10 +79,10 @@ export function forwardedHeaders(
     if (value !== undefined) forwarded[name] = value;
   }
   for (const name of bodyChanges.remove) delete forwarded[name];
-  for (const name in bodyChanges.set) {
-    if (isForwardedRequestHeader(name)) forwarded[name] = bodyChanges.set[name] as string;
+  for (const [name, value] of Object.entries(bodyChanges.set)) {
+    if (isForwardedRequestHeader(name)) forwarded[name] = value;
   }
-  if (extra !== undefined) for (const name in extra) forwarded[name] = extra[name] as string;
+  if (extra !== undefined) Object.assign(forwarded, extra);
   return forwarded;
 }
 
