@@ -1,27 +1,14 @@
 /**
  * ListBuckets is answered from the store, not the backend: the backend holds every tenant's
- * buckets under one user. A credential sees its organisation's buckets that its scope covers.
+ * buckets under one user. Which of them a credential sees is authorise.ts's to say.
  */
-import { scopeCoversBucket } from '../../access/scope.js';
 import { queryValue } from '../../protocol/query.js';
 import { element, S3_XML_NAMESPACE, xmlDocument } from '../../protocol/xml.js';
 import type { BucketStore } from '../../store/buckets.js';
 import type { BucketRecord, CredentialRecord, OrganisationRecord } from '../../store/records.js';
 import { sendXml } from '../respond.js';
 import type { Planned } from '../stages.js';
-
-export function visibleBuckets(
-  buckets: readonly BucketRecord[],
-  credential: CredentialRecord,
-  prefix: string | undefined,
-): BucketRecord[] {
-  return buckets.filter(
-    (bucket) =>
-      bucket.organisationId === credential.organisationId &&
-      scopeCoversBucket(credential.scope, bucket.name) &&
-      (prefix === undefined || bucket.name.startsWith(prefix)),
-  );
-}
+import { visibleBuckets } from '../steps/authorise.js';
 
 export function renderListAllMyBuckets(
   organisation: OrganisationRecord,
@@ -46,9 +33,8 @@ export async function answerListBuckets(stage: Planned, buckets: BucketStore): P
   const { credential } = stage.identity;
   const all = await buckets.allForOrganisation(credential.organisationId);
   const prefix = queryValue(stage.query, 'prefix');
-  sendXml(
-    stage.exchange,
-    200,
-    renderListAllMyBuckets(stage.organisation, visibleBuckets(all, credential, prefix)),
+  const visible = visibleBuckets(all, credential).filter(
+    (bucket) => prefix === undefined || bucket.name.startsWith(prefix),
   );
+  sendXml(stage.exchange, 200, renderListAllMyBuckets(stage.organisation, visible));
 }

@@ -16,7 +16,7 @@ import { parseCopySource, type CopySource } from '../../protocol/copy-source.js'
 import { bucketWriteMessage, S3Error } from '../../protocol/errors.js';
 import { headerValue } from '../../protocol/headers.js';
 import type { AccessCache, BucketEntry } from '../../store/access-cache.js';
-import type { CredentialRecord, OrganisationRecord } from '../../store/records.js';
+import type { BucketRecord, CredentialRecord, OrganisationRecord } from '../../store/records.js';
 import type { Exchange } from '../exchange.js';
 import type { OperationName, S3Operation } from '../operations.js';
 import type { Authenticated, Authorised } from '../stages.js';
@@ -105,6 +105,17 @@ export function assertDeletableKeys(stage: Authorised, keys: readonly string[]):
   const { scope } = stage.identity.credential;
   const bucket = stage.entry.bucket.name;
   if (keys.some((key) => !scopeCoversKey(scope, bucket, key))) throw new S3Error('BucketAccessDenied');
+}
+
+/** The buckets ListBuckets shows a credential: its organisation's, those its scope covers. */
+export function visibleBuckets(
+  buckets: readonly BucketRecord[],
+  credential: CredentialRecord,
+): BucketRecord[] {
+  return buckets.filter(
+    (bucket) =>
+      bucket.organisationId === credential.organisationId && scopeCoversBucket(credential.scope, bucket.name),
+  );
 }
 
 /** The copy source of CopyObject and UploadPartCopy, which the credential must be able to read. */

@@ -319,6 +319,11 @@ describe('ListBuckets from the store', () => {
     const listed = await pathStyleClient(gateway, scoped).send(new ListBucketsCommand({}));
     expect(listed.Buckets?.map((bucket) => bucket.Name)).toEqual(['archive']);
   });
+
+  it('lists only the buckets whose names start with the prefix asked for', async () => {
+    const listed = await s3.send(new ListBucketsCommand({ Prefix: 'ph' }));
+    expect(listed.Buckets?.map((bucket) => bucket.Name)).toEqual(['photos']);
+  });
 });
 
 describe('virtual-hosted addressing', () => {
