@@ -5,7 +5,7 @@
 import { queryValue } from '../../protocol/query.js';
 import { element, S3_XML_NAMESPACE, xmlDocument } from '../../protocol/xml.js';
 import type { BucketStore } from '../../store/buckets.js';
-import type { BucketRecord, CredentialRecord, OrganisationRecord } from '../../store/records.js';
+import type { BucketRecord, OrganisationRecord } from '../../store/records.js';
 import { sendXml } from '../respond.js';
 import type { Planned } from '../stages.js';
 import { visibleBuckets } from '../steps/authorise.js';
