@@ -1,7 +1,10 @@
 /**
  * One storage request's bookkeeping: what arrived, and what its answer and its access log line
- * need to know (the operation label, who is accounted, bytes, timing, the error code). What the
- * pipeline learns about the request itself travels in the typed stages (stages.ts).
+ * need to know (the operation label, who is accounted, bytes, timing, the error code). Decisions
+ * travel in the typed stages (stages.ts), which a step must be handed to act on; this record only
+ * notes what each step learned, as it learns it, for the answer and the log. It is written before
+ * a step can fail on purpose: a request refused by its scope is still logged with its bucket and
+ * key id and counted against its organisation, though it never reaches the Authorised stage.
  */
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
