@@ -19,6 +19,7 @@ import {
 } from '../support/gateway.js';
 import { describeProcess, isolatedEnv, runProcess } from './support/subprocess.js';
 import { uniqueName } from './support/world.js';
+import { backendEnv } from './support/rgw.js';
 
 const AWS = '/usr/bin/aws';
 const installed = awsCli(AWS);
@@ -32,10 +33,7 @@ const awsConfig = path.join(home, '.aws', 'config');
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    GATEWAY_BACKEND_URL: rgw.url,
-    GATEWAY_BACKEND_ACCESS_KEY_ID: rgw.accessKeyId,
-    GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-    GATEWAY_BACKEND_REGION: rgw.region,
+    ...backendEnv(rgw),
     GATEWAY_LOG_LEVEL: 'info',
   });
 });

@@ -30,14 +30,10 @@ import { expectS3Error, pathStyleClient } from '../support/s3/clients.js';
 import { createBucket, createCredential, type TestCredential } from '../support/s3/fixtures.js';
 import { parseS3Error, sendRaw, signedHeaders, type RawResponse } from '../support/s3/raw-requests.js';
 import { describeProcess, isolatedEnv, runProcess } from './support/subprocess.js';
+import { backendEnv } from './support/rgw.js';
 
 const rgw = inject('rgw');
-const backendEnv = {
-  GATEWAY_BACKEND_URL: rgw.url,
-  GATEWAY_BACKEND_ACCESS_KEY_ID: rgw.accessKeyId,
-  GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-  GATEWAY_BACKEND_REGION: rgw.region,
-};
+const rgwEnv = backendEnv(rgw);
 const suffix = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -67,7 +63,7 @@ describe('in front of Ceph RGW', () => {
   let gateway: TestGateway;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ ...backendEnv, GATEWAY_S3_BODY_IDLE_TIMEOUT_MS: '1000' });
+    gateway = await startTestGateway({ ...rgwEnv, GATEWAY_S3_BODY_IDLE_TIMEOUT_MS: '1000' });
     await createBucket(gateway, bucket);
     // Known to the gateway, missing in the store: the store's own NoSuchBucket.
     await createBucket(gateway, unmade, { inBackend: false });
@@ -303,7 +299,7 @@ describe('a PostgreSQL that stops and starts again', () => {
     if (databaseUrl === undefined)
       throw new Error(`scripts/postgres/up.sh printed no DATABASE_URL: ${exports}`);
     gateway = await startTestGateway({
-      ...backendEnv,
+      ...rgwEnv,
       DATABASE_URL: databaseUrl,
       GATEWAY_CACHE_TTL_SECONDS: '1',
       GATEWAY_CACHE_STALE_IF_ERROR_SECONDS: '600',

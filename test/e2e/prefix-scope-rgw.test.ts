@@ -28,6 +28,7 @@ import {
   sha256Hex,
   signedHeaders,
 } from '../support/s3/raw-requests.js';
+import { backendEnv } from './support/rgw.js';
 
 const rgw = inject('rgw');
 const bucket = `e2e-prefix-${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
@@ -39,10 +40,7 @@ let key: TestCredential;
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    GATEWAY_BACKEND_URL: rgw.url,
-    GATEWAY_BACKEND_ACCESS_KEY_ID: rgw.accessKeyId,
-    GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-    GATEWAY_BACKEND_REGION: rgw.region,
+    ...backendEnv(rgw),
   });
   control = await login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
   await control.createBucket(bucket);

@@ -19,6 +19,7 @@ import { pathStyleClient } from '../support/s3/clients.js';
 import { createBucket } from '../support/s3/fixtures.js';
 import { startHeldPut } from '../support/s3/held-upload.js';
 import { describeRawError, sendRaw, signedHeaders } from '../support/s3/raw-requests.js';
+import { backendEnv } from './support/rgw.js';
 
 const rgw = inject('rgw');
 const bucket = `e2e-edges-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
@@ -29,10 +30,7 @@ let s3: S3Client;
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    GATEWAY_BACKEND_URL: rgw.url,
-    GATEWAY_BACKEND_ACCESS_KEY_ID: rgw.accessKeyId,
-    GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-    GATEWAY_BACKEND_REGION: rgw.region,
+    ...backendEnv(rgw),
   });
   await createBucket(gateway, bucket);
   s3 = pathStyleClient(gateway);

@@ -28,6 +28,7 @@ import { expectS3Error, pathStyleClient, virtualHostedClient } from '../support/
 import { createBucket } from '../support/s3/fixtures.js';
 import { awsChunkedBody } from '../support/aws-chunked.js';
 import { describeRawError, sendRaw, signedHeaders } from '../support/s3/raw-requests.js';
+import { backendEnv } from './support/rgw.js';
 
 const rgw = inject('rgw');
 const bucket = `e2e-endpoint-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
@@ -38,10 +39,7 @@ let s3: S3Client;
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    GATEWAY_BACKEND_URL: rgw.url,
-    GATEWAY_BACKEND_ACCESS_KEY_ID: rgw.accessKeyId,
-    GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-    GATEWAY_BACKEND_REGION: rgw.region,
+    ...backendEnv(rgw),
   });
   s3 = pathStyleClient(gateway);
   await createBucket(gateway, bucket);

@@ -26,6 +26,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { pathStyleClient } from '../support/s3/clients.js';
 import { createBucket, createCredential, type TestCredential } from '../support/s3/fixtures.js';
 import { describeProcess, isolatedEnv, runProcess } from './support/subprocess.js';
+import { backendEnv } from './support/rgw.js';
 
 const rgw = inject('rgw');
 const bucket = `e2e-reads-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
@@ -185,10 +186,7 @@ async function expectAtRgw(
 beforeAll(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), 'gw-e2e-reads-'));
   gateway = await startTestGateway({
-    GATEWAY_BACKEND_URL: rgw.url,
-    GATEWAY_BACKEND_ACCESS_KEY_ID: rgw.accessKeyId,
-    GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-    GATEWAY_BACKEND_REGION: rgw.region,
+    ...backendEnv(rgw),
   });
   await createBucket(gateway, bucket);
   reader = await createCredential(gateway, { scope: { buckets: [bucket], level: 'read-only' } });

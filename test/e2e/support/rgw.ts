@@ -11,6 +11,16 @@ const Sha256Hash = Hash.bind(null, 'sha256');
 
 export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
+/** The gateway's settings for the e2e suite's object store (GATEWAY_BACKEND_*). */
+export function backendEnv(rgw: E2eBackend): Record<string, string> {
+  return {
+    GATEWAY_BACKEND_URL: rgw.url,
+    GATEWAY_BACKEND_ACCESS_KEY_ID: rgw.accessKeyId,
+    GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
+    GATEWAY_BACKEND_REGION: rgw.region,
+  };
+}
+
 /** An SDK client for setting up test data (plain uploads, no trailing checksums: RGW 16 refuses them). */
 export function sdkClient(rgw: E2eBackend): S3Client {
   return new S3Client({

@@ -14,6 +14,7 @@ import {
 } from '../../support/gateway.js';
 import { acceptInvitation, login, type ControlClient, type StorageKey } from '../../support/control-plane.js';
 import { startForwardProxy, type ForwardProxy } from './forward-proxy.js';
+import { backendEnv } from './rgw.js';
 
 export const REGION = 'us-east-1';
 
@@ -95,10 +96,7 @@ async function createTenant(
 
 export async function startWorld(label: string, rgw: E2eBackend): Promise<World> {
   const gateway = await startTestGateway({
-    GATEWAY_BACKEND_URL: rgw.url,
-    GATEWAY_BACKEND_ACCESS_KEY_ID: rgw.accessKeyId,
-    GATEWAY_BACKEND_SECRET_ACCESS_KEY: rgw.secretAccessKey,
-    GATEWAY_BACKEND_REGION: rgw.region,
+    ...backendEnv(rgw),
     GATEWAY_LOG_LEVEL: 'info',
   });
   try {
