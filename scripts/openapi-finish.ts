@@ -4,6 +4,8 @@
  * the code. A pure function of the document.
  */
 import {
+  backendUnavailable,
+  databaseUnavailable,
   PROBLEMS,
   ProblemError,
   validationProblem,
@@ -141,6 +143,12 @@ function exampleFieldError(doc: JsonObject, operation: JsonObject): FieldError {
   return { field: 'x', message: 'must not contain a NUL character' };
 }
 
+/** Problems the service answers with a detail of their own: the example shows that answer. */
+const SERVICE_ANSWERS: Partial<Record<ProblemCode, () => ProblemError>> = {
+  backend_unavailable: backendUnavailable,
+  database_unavailable: databaseUnavailable,
+};
+
 function exampleOf(problem: ProblemError): JsonObject {
   return {
     summary: `${problem.code}: ${PROBLEMS[problem.code].title}`,
@@ -165,7 +173,7 @@ function problemExamples(
       examples[code] = exampleOf(validationProblem([exampleFieldError(doc, operation)]));
       continue;
     }
-    shared[code] = exampleOf(new ProblemError(code));
+    shared[code] = exampleOf(SERVICE_ANSWERS[code]?.() ?? new ProblemError(code));
     examples[code] = { $ref: `#/components/examples/${code}` };
   }
   return examples;

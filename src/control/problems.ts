@@ -123,3 +123,17 @@ export function validationProblem(errors: FieldError[]): ProblemError {
 export function invalidField(field: string, message: string): ProblemError {
   return validationProblem([{ field, message }]);
 }
+
+/** The answer when the object store did not complete an operation the control plane asked of it. */
+export function backendUnavailable(): ProblemError {
+  return new ProblemError('backend_unavailable', 'The object store did not complete the operation.');
+}
+
+/** The answer while the database does not answer: the control plane can do nothing without it. */
+export function databaseUnavailable(): ProblemError {
+  return new ProblemError(
+    'database_unavailable',
+    'The gateway cannot reach its database. Retry after a few seconds.',
+    { headers: { 'Retry-After': '5' } },
+  );
+}

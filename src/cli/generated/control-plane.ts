@@ -2015,6 +2015,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The object store did not answer (backend_unavailable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
             /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
             503: {
                 headers: {
@@ -2581,6 +2590,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The object store did not answer (backend_unavailable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
             /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
             503: {
                 headers: {
@@ -2647,6 +2665,15 @@ export interface operations {
             };
             /** @description No such bucket in your organisation (bucket_not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The object store did not answer (backend_unavailable) */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3337,6 +3364,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The object store did not answer (backend_unavailable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
             /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
             503: {
                 headers: {
@@ -3482,6 +3518,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDocument"];
                 };
             };
+            /** @description The object store did not answer (backend_unavailable) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
             /** @description The database did not answer; retry after Retry-After seconds (database_unavailable) */
             503: {
                 headers: {
@@ -3548,6 +3593,15 @@ export interface operations {
             };
             /** @description No such bucket in your organisation (bucket_not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDocument"];
+                };
+            };
+            /** @description The object store did not answer (backend_unavailable) */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -82,6 +82,7 @@ export class BucketsController extends Controller {
    */
   @Post()
   @SuccessResponse(201, 'Bucket created', JSON_MEDIA_TYPE)
+  @Response<ProblemDocument>(502, 'The object store did not answer (backend_unavailable)')
   @Response<ProblemDocument>(
     403,
     'The account is suspended (account_suspended), your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',
@@ -113,6 +114,7 @@ export class BucketsController extends Controller {
    */
   @Patch('{bucket}')
   @Produces(JSON_MEDIA_TYPE)
+  @Response<ProblemDocument>(502, 'The object store did not answer (backend_unavailable)')
   @Response<ProblemDocument>(404, 'No such bucket in your organisation (bucket_not_found)')
   public async updateBucket(
     @Path() bucket: string,
@@ -129,6 +131,7 @@ export class BucketsController extends Controller {
    */
   @Delete('{bucket}')
   @SuccessResponse(204, 'Bucket deleted')
+  @Response<ProblemDocument>(502, 'The object store did not answer (backend_unavailable)')
   @Response<ProblemDocument>(
     403,
     'The account is suspended (account_suspended), your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',

@@ -64,6 +64,7 @@ export class ObjectsController extends Controller {
    */
   @Get('objects')
   @Produces(JSON_MEDIA_TYPE)
+  @Response<ProblemDocument>(502, 'The object store did not answer (backend_unavailable)')
   @Response<ProblemDocument>(
     403,
     'The account is suspended (account_suspended), or you belong to no organisation (no_organisation)',
@@ -86,6 +87,7 @@ export class ObjectsController extends Controller {
    */
   @Post('objects/delete')
   @Produces(JSON_MEDIA_TYPE)
+  @Response<ProblemDocument>(502, 'The object store did not answer (backend_unavailable)')
   @Response<ProblemDocument>(
     403,
     'The account is suspended (account_suspended), your role does not allow this (forbidden), or you belong to no organisation (no_organisation)',

@@ -80,6 +80,7 @@ export class OrganisationController extends Controller {
    * @param organisationId Platform admins: the organisation to change (default: your own).
    */
   @Patch()
+  @Response<ProblemDocument>(502, 'The object store did not answer (backend_unavailable)')
   @Produces(JSON_MEDIA_TYPE)
   @Response<ProblemDocument>(404, 'No such organisation (organisation_not_found)')
   @Response<ProblemDocument>(409, 'The name is taken (organisation_name_taken)')

@@ -3,7 +3,13 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import { BackendError } from '../../backend/object-store.js';
 import { isDatabaseUnavailable } from '../../store/unavailable.js';
 import type { Logger } from '../../observability/logger.js';
-import { ProblemError, validationProblem, type FieldError } from '../problems.js';
+import {
+  backendUnavailable,
+  databaseUnavailable,
+  ProblemError,
+  validationProblem,
+  type FieldError,
+} from '../problems.js';
 import { requestIdOf } from './request-context.js';
 import { PROBLEM_MEDIA_TYPE } from './media-types.js';
 
@@ -63,16 +69,8 @@ interface BodyParserError {
 function asProblem(error: unknown): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error instanceof ValidateError) return validationProblem(fieldErrors(error.fields));
-  if (error instanceof BackendError) {
-    return new ProblemError('backend_unavailable', 'The object store did not complete the operation.');
-  }
-  if (isDatabaseUnavailable(error)) {
-    return new ProblemError(
-      'database_unavailable',
-      'The gateway cannot reach its database. Retry after a few seconds.',
-      { headers: { 'Retry-After': '5' } },
-    );
-  }
+  if (error instanceof BackendError) return backendUnavailable();
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   const { type, status, expose, message } = error as BodyParserError;
   if (type === 'entity.parse.failed') return new ProblemError('malformed_json');
   if (type === 'entity.too.large') return new ProblemError('payload_too_large');

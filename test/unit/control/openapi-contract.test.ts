@@ -249,6 +249,7 @@ describe('the examples of error responses', () => {
         status: 503,
         code: 'database_unavailable',
         title: 'The database did not answer',
+        detail: 'The gateway cannot reach its database. Retry after a few seconds.',
       });
       expect(unavailable?.headers?.['Retry-After'], id).toMatchObject({
         required: true,
@@ -257,6 +258,31 @@ describe('the examples of error responses', () => {
       declared += 1;
     }
     expect(declared).toBe(43);
+  });
+
+  it('declares 502 backend_unavailable on exactly the operations that call the object store', () => {
+    const callingTheStore = [
+      'DELETE /v1/buckets/{bucket}',
+      'GET /v1/buckets/{bucket}/objects',
+      'PATCH /v1/buckets/{bucket}',
+      'PATCH /v1/organisation',
+      'POST /v1/buckets',
+      'POST /v1/buckets/{bucket}/objects/delete',
+    ];
+    const declaring = rawOperations()
+      .filter(({ operation }) => operation.responses?.['502'] !== undefined)
+      .map(({ id }) => id)
+      .sort();
+    expect(declaring).toEqual(callingTheStore);
+    for (const { id, operation } of rawOperations()) {
+      const unavailable = operation.responses?.['502'];
+      if (unavailable === undefined) continue;
+      expect(examplesOf(unavailable as RawResponse).backend_unavailable?.value, id).toMatchObject({
+        status: 502,
+        code: 'backend_unavailable',
+        detail: 'The object store did not complete the operation.',
+      });
+    }
   });
 
   it("shows /v1/health's 503 as a report naming the failing check", () => {
