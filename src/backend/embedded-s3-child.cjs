@@ -237,8 +237,56 @@ function abortUpload(store) {
   };
 }
 
+/** The longest file name the filesystem holds (NAME_MAX on Linux). */
+const MAX_FILE_NAME_BYTES = 255;
+
+/**
+ * s3rver keeps an object as files named after its key's segments (plus a suffix), so a segment
+ * longer than a file name may be cannot be stored here, though S3 and Ceph RGW take keys up to 1024
+ * bytes: such a write is refused with a message that says why (s3rver itself would fail with 500),
+ * and such an object is simply not here.
+ */
+function unstorableKeys(store) {
+  return async (ctx, next) => {
+    const match = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
+    if (match === null) return next();
+    let bucket;
+    let key;
+    try {
+      bucket = decodeURIComponent(match[1]);
+      key = decodeURIComponent(match[2]);
+    } catch {
+      return next();
+    }
+    const objectPath = store.getResourcePath(bucket, key, 'metadata.json');
+    const tooLong = path
+      .relative(store.rootDirectory, objectPath)
+      .split(path.sep)
+      .some((name) => Buffer.byteLength(name) > MAX_FILE_NAME_BYTES);
+    if (!tooLong) return next();
+    ctx.type = 'application/xml';
+    const write = ctx.method === 'PUT' || ctx.method === 'POST';
+    if (ctx.method === 'DELETE' && ctx.query.uploadId === undefined) {
+      ctx.status = 204;
+      return;
+    }
+    ctx.status = write ? 400 : 404;
+    ctx.body = write
+      ? '<?xml version="1.0" encoding="UTF-8"?><Error><Code>KeyTooLongError</Code>' +
+        '<Message>The embedded store of local mode keeps each object in files named after the segments of its key: ' +
+        `a segment (between slashes) this long cannot be stored here. Ceph RGW and S3 take keys up to 1024 bytes.</Message></Error>`
+      : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code>' +
+        '<Message>The specified key does not exist.</Message></Error>';
+  };
+}
+
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-server.middleware.unshift(listParts(server.store), listUploads(server.store), abortUpload(server.store));
+server.middleware.unshift(
+  unstorableKeys(server.store),
+  listParts(server.store),
+  listUploads(server.store),
+  abortUpload(server.store),
+);
 server.run().then(
   (address) => process.send({ port: address.port }),
   (error) => {

@@ -305,6 +305,22 @@ describe('multipart uploads to the embedded store (local mode)', () => {
   });
 });
 
+describe('the embedded store of local mode', () => {
+  it('refuses a key segment too long for a file name with a message that says so, and has no such object', async () => {
+    const key = `long/${'x'.repeat(300)}`;
+    await expectS3Error(s3.send(new PutObjectCommand({ Bucket: 'photos', Key: key, Body: 'x' })), {
+      code: 'KeyTooLongError',
+      status: 400,
+      message:
+        'The embedded store of local mode keeps each object in files named after the segments of its key: a segment (between slashes) this long cannot be stored here. Ceph RGW and S3 take keys up to 1024 bytes.',
+    });
+    await expectS3Error(s3.send(new GetObjectCommand({ Bucket: 'photos', Key: key })), {
+      code: 'NoSuchKey',
+      status: 404,
+    });
+  });
+});
+
 describe('ListBuckets from the store', () => {
   it("lists the organisation's buckets, never another organisation's", async () => {
     const listed = await s3.send(new ListBucketsCommand({}));
