@@ -55,7 +55,9 @@ Refused before anything is forwarded, whatever the operation: a query that gives
 \`uploadId\` or \`partNumber\`, and Ceph RGW keeps the last of two where the gateway reads the
 first); a \`versionId\` on a write that makes an object or a part (PutObject, CopyObject, the
 multipart writes: 400 \`InvalidArgument\` "This operation does not accept a version-id.", as S3
-answers); a DeleteObjects naming more than 1,000 keys, or whose body is over 2 MiB (400
+answers); a part write (UploadPart, UploadPartCopy) without a \`partNumber\`, or any request whose
+\`partNumber\` is not a whole number from 1 to 10000 (400 \`InvalidArgument\` "Part number must be
+an integer between 1 and 10000, inclusive", as S3 answers); a DeleteObjects naming more than 1,000 keys, or whose body is over 2 MiB (400
 \`MalformedXML\`, as S3 answers more than 1,000 keys).
 
 Tenant limits apply to every operation (README, "Quotas and rate limits"): a request over its

@@ -73,12 +73,13 @@ FilesystemStore.prototype.putObject = async function putObject(object) {
 };
 
 FilesystemStore.prototype.putPart = async function putPart(bucket, uploadId, partNumber, content) {
-  const partPath = path.join(
-    this.getResourcePath(bucket, undefined, 'uploads'),
-    uploadId,
-    partNumber.toString(),
-  );
-  await fs.promises.mkdir(path.dirname(partPath), { recursive: true });
+  const uploadDir = path.join(this.getResourcePath(bucket, undefined, 'uploads'), path.basename(uploadId));
+  // A part of an upload nobody started is NoSuchUpload, as S3 and Ceph RGW answer it (s3rver would
+  // start one on the spot).
+  if (!fs.existsSync(path.join(uploadDir, 'key'))) {
+    throw new S3rverError('NoSuchUpload', 'The specified upload does not exist.', { UploadId: uploadId });
+  }
+  const partPath = path.join(uploadDir, partNumber.toString());
   const { size, md5 } = await writeWhole(content, partPath);
   await fs.promises.writeFile(`${partPath}.md5`, md5);
   return { size, md5 };

@@ -352,6 +352,11 @@ export const S3_ERRORS = {
   ),
   /** S3's answer to a versionId on a write that makes a new object or part (s3/operations.ts). */
   VersionIdNotAccepted: entry('InvalidArgument', 400, 'This operation does not accept a version-id.'),
+  InvalidPartNumber: entry(
+    'InvalidArgument',
+    400,
+    'Part number must be an integer between 1 and 10000, inclusive',
+  ),
   InvalidBucketName: entry('InvalidBucketName', 400, 'The specified bucket is not valid.'),
   InvalidURI: entry('InvalidURI', 400, "Couldn't parse the specified URI."),
   MissingHostHeader: entry('InvalidRequest', 400, 'Missing required header for this request: Host'),

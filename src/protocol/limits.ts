@@ -15,6 +15,12 @@ export const MIN_PART_BYTES = 5 * 1024 * 1024;
 /** S3 numbers parts 1 to 10,000. */
 export const MAX_PART_NUMBER = 10_000;
 
+/** A part number as S3 writes one: a whole number from 1 to 10,000, in plain decimal. */
+export function isValidPartNumber(text: string): boolean {
+  if (!/^[1-9][0-9]{0,4}$/.test(text)) return false;
+  return Number(text) <= MAX_PART_NUMBER;
+}
+
 /** A key is at most 1024 bytes of UTF-8. */
 export const MAX_KEY_BYTES = 1024;
 

@@ -6,6 +6,7 @@
  * `operation` metrics label, so the label set is closed.
  */
 import type { S3ErrorKey } from '../protocol/errors.js';
+import { isValidPartNumber } from '../protocol/limits.js';
 import { isHoistedHeaderParameter, isPresignAuthParameter, type QueryParameter } from '../protocol/query.js';
 import {
   OPERATION_CATALOGUE,
@@ -149,6 +150,9 @@ const VERSIONLESS_WRITES: ReadonlySet<OperationName> = new Set([
   'CompleteMultipartUpload',
 ]);
 
+/** The writes of one part of a multipart upload: they must say which. */
+const PART_WRITES: ReadonlySet<OperationName> = new Set(['UploadPart', 'UploadPartCopy']);
+
 function operation(entry: CatalogueEntry): S3Operation {
   return {
     name: entry.name as OfferedOperationName,
@@ -266,6 +270,19 @@ export function classifyOperation(
       error: 'VersionIdNotAccepted',
       label: 'Unclassified',
       details: { ArgumentName: 'versionId', ArgumentValue: versionId.value },
+    };
+  }
+  // UploadPart and UploadPartCopy name their part; a read may name one (GetObject, HeadObject).
+  const partNumber = query.find((parameter) => parameter.name === 'partNumber');
+  if (
+    (partNumber === undefined && PART_WRITES.has(found.operation.name)) ||
+    (partNumber !== undefined && !isValidPartNumber(partNumber.value))
+  ) {
+    return {
+      ok: false,
+      error: 'InvalidPartNumber',
+      label: 'Unclassified',
+      details: { ArgumentName: 'partNumber', ArgumentValue: partNumber?.value ?? '' },
     };
   }
   if (found.operation.name === 'ListObjects' && listV2) return { ok: true, operation: LIST_OBJECTS_V2 };

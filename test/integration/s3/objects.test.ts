@@ -321,6 +321,53 @@ describe('the embedded store of local mode', () => {
   });
 });
 
+describe('parts', () => {
+  it('refuses a part without a part number, with S3 message, before anything reaches the store', async () => {
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: 'photos', Key: 'no-number.bin' }),
+    );
+    const credential = await createCredential(gateway, {
+      scope: { buckets: ['photos'], level: 'read-write' },
+    });
+    const path = '/photos/no-number.bin';
+    const headers = await signedHeaders({
+      credential,
+      method: 'PUT',
+      baseUrl: gateway.s3Url,
+      path,
+      query: { uploadId: UploadId ?? '' },
+      payloadHash: 'UNSIGNED-PAYLOAD',
+    });
+    const answer = await sendRaw(gateway.s3Url, {
+      method: 'PUT',
+      target: `${path}?uploadId=${encodeURIComponent(UploadId ?? '')}`,
+      headers,
+      body: 'part',
+    });
+    expect(describeRawError(answer)).toEqual({
+      status: 400,
+      code: 'InvalidArgument',
+      message: 'Part number must be an integer between 1 and 10000, inclusive',
+      requestIdMatches: true,
+    });
+  });
+
+  it('answers a part of an upload nobody started with NoSuchUpload, as S3 does', async () => {
+    await expectS3Error(
+      s3.send(
+        new UploadPartCommand({
+          Bucket: 'photos',
+          Key: 'orphan.bin',
+          UploadId: 'never-started',
+          PartNumber: 1,
+          Body: 'x',
+        }),
+      ),
+      { code: 'NoSuchUpload', status: 404 },
+    );
+  });
+});
+
 describe('ListBuckets from the store', () => {
   it("lists the organisation's buckets, never another organisation's", async () => {
     const listed = await s3.send(new ListBucketsCommand({}));

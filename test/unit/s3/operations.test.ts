@@ -160,6 +160,26 @@ describe('classifyOperation', () => {
     }
   });
 
+  it('wants a part number from 1 to 10000 on every part write, and a valid one wherever it is given', () => {
+    for (const [method, target, headers] of [
+      ['PUT', '/b-1/k?uploadId=u', {}],
+      ['PUT', '/b-1/k?uploadId=u', { 'x-amz-copy-source': 'b-1/src' }],
+      ['PUT', '/b-1/k?uploadId=u&partNumber=0', {}],
+      ['PUT', '/b-1/k?uploadId=u&partNumber=10001', {}],
+      ['PUT', '/b-1/k?uploadId=u&partNumber=01', {}],
+      ['PUT', '/b-1/k?uploadId=u&partNumber=1.5', {}],
+      ['GET', '/b-1/k?partNumber=-1', {}],
+    ] as const) {
+      expect(classify(method, target, headers), target).toMatchObject({
+        ok: false,
+        error: 'InvalidPartNumber',
+        details: { ArgumentName: 'partNumber' },
+      });
+    }
+    expect(nameOf('PUT', '/b-1/k?uploadId=u&partNumber=10000')).toBe('UploadPart');
+    expect(nameOf('GET', '/b-1/k?partNumber=2')).toBe('GetObject');
+  });
+
   it('refuses a versionId on every write that makes a new object or part, as S3 does', () => {
     for (const [method, target, headers] of [
       ['PUT', '/b-1/k?versionId=v1', {}],
