@@ -89,6 +89,13 @@ export class BackendConnection {
     });
   }
 
+  /*
+   * Every request is sent with `reset: false`: undici otherwise closes the connection after each
+   * HEAD (in case a broken server sends a body after the head), and a new TCP connection per
+   * HeadObject, and per HEAD the gateway asks itself (the size an upload under a quota replaces),
+   * cost more than the request. An S3 store answers HEAD with the object's length and no body.
+   */
+
   /**
    * Sends a signed request whose answer streams to `handler`. `body` is the (already verified)
    * request body; its length must be among the spec's headers.
@@ -100,7 +107,13 @@ export class BackendConnection {
   ): void {
     const signed = this.#signer.sign(spec);
     this.#pool.dispatch(
-      { method: spec.method as Dispatcher.HttpMethod, path: signed.target, headers: signed.headers, body },
+      {
+        method: spec.method as Dispatcher.HttpMethod,
+        path: signed.target,
+        headers: signed.headers,
+        body,
+        reset: false,
+      },
       handler,
     );
   }
@@ -114,6 +127,7 @@ export class BackendConnection {
         path: signed.target,
         headers: signed.headers,
         body,
+        reset: false,
       });
       return { status: answer.statusCode, headers: answer.headers, body: answer.body };
     } catch (error) {
