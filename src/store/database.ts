@@ -15,6 +15,16 @@ export function inTransaction(tx: postgres.TransactionSql): Sql {
 
 export interface Database {
   readonly sql: Sql;
+  /**
+   * The pool the storage quotas' counters are written through (storage-usage.ts,
+   * storage-uploads.ts). On PostgreSQL its commits do not wait for the WAL to reach the disk
+   * (synchronous_commit off): the uploads of a bucket under a quota take turns at its usage row,
+   * and a row lock held through each flush (~2 ms here) capped them at a few hundred per second.
+   * A commit is still atomic and seen by every instance at once; a crash of the database server
+   * may lose the last fraction of a second of counting, which a recount of the bucket restores
+   * (README, storage quotas). Everything else commits durably through `sql`.
+   */
+  readonly counters: Sql;
   /** 'embedded' is PGlite in this process; 'postgres' is a real server. */
   readonly kind: 'embedded' | 'postgres';
   /** LISTEN/NOTIFY between connections works only on a real server. */
@@ -67,20 +77,26 @@ function reconnectDelaySeconds(retries: number): number {
 }
 
 export function connectPostgres(url: string, poolSize: number): Database {
-  const sql = postgres(url, {
+  const options = {
     max: poolSize,
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     backoff: reconnectDelaySeconds,
     onnotice: () => undefined,
     ...TYPE_OPTIONS,
-  });
+  };
+  const sql = postgres(url, options);
+  // postgres.js connects on the first query: a gateway without quotas never opens this pool.
+  const counters = postgres(url, { ...options, connection: { synchronous_commit: 'off' } });
   return {
     sql,
+    counters,
     kind: 'postgres',
     supportsListen: true,
     description: redactUrl(url),
     shared: { kind: 'postgres', url },
-    close: () => sql.end({ timeout: 5 }),
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), counters.end({ timeout: 5 })]);
+    },
   };
 }
 
@@ -109,6 +125,8 @@ export function wrapEmbedded(embedded: EmbeddedPostgres): Database {
   const sql = connectEmbedded(embedded.url);
   return {
     sql,
+    // One session at a time: the counters share it (PGlite has no disk flush to wait for anyway).
+    counters: sql,
     kind: 'embedded',
     supportsListen: false,
     description: `embedded PGlite (${embedded.dataDir ?? 'in memory'})`,
@@ -129,6 +147,7 @@ export function connectShared(shared: SharedDatabase, poolSize: number): Databas
   const sql = connectEmbedded(shared.url);
   return {
     sql,
+    counters: sql,
     kind: 'embedded',
     supportsListen: false,
     description: 'embedded PGlite (in the main process)',

@@ -62,8 +62,8 @@ export async function createStore(db: Database, options: StoreOptions): Promise<
     buckets,
     cache,
     usage,
-    storageUsage: new StorageUsageStore(db.sql),
-    storageUploads: new StorageUploadsStore(db.sql),
+    storageUsage: new StorageUsageStore(db.counters),
+    storageUploads: new StorageUploadsStore(db.counters),
     close: async () => {
       await usage.close().catch(() => undefined);
       cache.close();

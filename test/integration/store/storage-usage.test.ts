@@ -47,8 +47,15 @@ describe.runIf(postgres)('storage usage shared by two instances', () => {
     { scope: organisationScope(organisationId), maxBytes: null, maxObjects: 100 },
   ];
 
+  it('writes the counters through a pool whose commits do not wait for the disk, and the rest durably', async () => {
+    const [counters] = await first.counters<{ synchronous_commit: string }[]>`SHOW synchronous_commit`;
+    const [durable] = await first.sql<{ synchronous_commit: string }[]>`SHOW synchronous_commit`;
+    expect(counters?.synchronous_commit).toBe('off');
+    expect(durable?.synchronous_commit).toBe('on');
+  });
+
   it('lets exactly as many concurrent uploads through as the quota has room for', async () => {
-    const stores = [new StorageUsageStore(first.sql), new StorageUsageStore(second.sql)];
+    const stores = [new StorageUsageStore(first.counters), new StorageUsageStore(second.counters)];
     const attempts = Array.from({ length: 20 }, (_, index) =>
       (stores[index % 2] as StorageUsageStore).reserve(newId(), quotas('race', 1000), {
         bytes: 300,
@@ -161,7 +168,7 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
   };
 
   it('lets one write hold a key at a time, on any instance, until it settles', async () => {
-    const [one, two] = [new StorageUsageStore(first.sql), new StorageUsageStore(second.sql)];
+    const [one, two] = [new StorageUsageStore(first.counters), new StorageUsageStore(second.counters)];
     const [a, b] = [newId(), newId()];
     const attempts = await Promise.all([
       one.reserve(a, quota, { bytes: 100, objects: 1 }, 'object:held/k'),
