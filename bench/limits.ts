@@ -25,7 +25,7 @@ import { randomBlock } from './body-source.js';
 import { SMALL_OBJECT_BYTES, smallRequest, type SmallScenario, type Target } from './requests.js';
 import type { Settings } from './settings.js';
 import { check } from './targets.js';
-import { probe } from './wrk.js';
+import { probe, type ReplayRequest } from './wrk.js';
 
 type Side = 'none' | 'prefix' | 'rates' | 'quota';
 const SIDES: readonly Side[] = ['none', 'prefix', 'rates', 'quota'];
@@ -39,6 +39,18 @@ const PREFIX = 'bench/';
 const SCENARIOS: readonly SmallScenario[] = ['GET header-signed', 'PUT header-signed'];
 /** Far above what one worker serves: every request is checked, none refused. */
 const UNREACHED_RATE = 1_000_000;
+/**
+ * The keys the uploads go to, in turn: as many clients upload to many keys, two uploads of the
+ * load rarely go to the same key at once (an upload under a quota holds its key while it runs, and
+ * uploads to one key take turns, which would measure that one key's queue, not the checks).
+ */
+const UPLOAD_KEYS = 4096;
+
+/** The keys a scenario's requests name: reads of one object, uploads spread over UPLOAD_KEYS keys. */
+function keysOf(scenario: SmallScenario): string[] {
+  if (scenario.startsWith('GET')) return [`${PREFIX}object-4k.bin`];
+  return Array.from({ length: UPLOAD_KEYS }, (_, index) => `${PREFIX}upload-4k-${index}.bin`);
+}
 
 /** The tenants' targets: the gateway's own bucket and key, a prefix-scoped key, an organisation with limits. */
 async function tenants(gateway: Gateway): Promise<Record<Side, Target>> {
@@ -118,10 +130,13 @@ export async function runLimits(
   const body = randomBlock(SMALL_OBJECT_BYTES);
   const results: { scenario: SmallScenario; rounds: Record<Side, LoadMeasurement[]> }[] = [];
   for (const scenario of SCENARIOS) {
-    const key = scenario.startsWith('GET') ? `${PREFIX}object-4k.bin` : `${PREFIX}upload-4k.bin`;
-    const requests = {} as Record<Side, Awaited<ReturnType<typeof smallRequest>>>;
-    for (const side of SIDES) requests[side] = await smallRequest(scenario, targets[side], key, body);
-    for (const side of SIDES) await probe(gateway.s3Url, requests[side]);
+    const requests = {} as Record<Side, ReplayRequest[]>;
+    for (const side of SIDES) {
+      requests[side] = [];
+      for (const key of keysOf(scenario))
+        requests[side].push(await smallRequest(scenario, targets[side], key, body));
+    }
+    for (const side of SIDES) await probe(gateway.s3Url, requests[side][0] as ReplayRequest);
     const rounds = await rotatingRounds(SIDES, settings.rounds, (side) =>
       measureLoad({
         baseUrl: gateway.s3Url,
@@ -169,8 +184,8 @@ export async function runLimits(
       'every request passes two in-memory token buckets. Quota: a bucket of that organisation with a quota of 2^50 bytes.',
       `Medians of ${settings.rounds} round(s) of ${settings.loadSeconds} s (after ${settings.warmupSeconds} s of warm-up) per side, each round starting`,
       'one side later than the one before (the first run after a change measured more in trials).',
-      'An upload under a quota asks the store for the size of the object it replaces (HEAD) and reserves room and its key,',
-      'then settles, in PostgreSQL; every upload of this load goes to one key, so they take turns at it.',
+      `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under a quota asks the store for the size`,
+      'of the object it replaces (HEAD), reserves room and holds its key, then records what the store holds, in PostgreSQL.',
     ],
     data: results.map(({ scenario, rounds }) => ({
       scenario,

@@ -42,7 +42,8 @@ export interface LoadMeasurement {
 
 export interface LoadOptions {
   readonly baseUrl: string;
-  readonly request: ReplayRequest;
+  /** One request replayed, or several sent in turn. */
+  readonly request: ReplayRequest | readonly ReplayRequest[];
   readonly connections: number;
   readonly seconds: number;
   readonly warmupSeconds: number;

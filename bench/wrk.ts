@@ -1,7 +1,8 @@
 /**
  * Load with wrk (Debian's package): one request, signed once, replayed on every connection for
  * a fixed time (a signature stays valid for the 15-minute skew window and the gateway verifies
- * each replay in full, so the load generator spends its CPU on HTTP, not on signing). wrk is C on
+ * each replay in full, so the load generator spends its CPU on HTTP, not on signing), or several
+ * signed once each and sent in turn (rotate.lua: uploads spread over many keys). wrk is C on
  * epoll and far cheaper per request than a Node client, which matters when it shares two cores
  * with the processes measured. bench/wrk/replay.lua formats the request and reports percentiles.
  */
@@ -35,7 +36,8 @@ export interface WrkResult {
   readonly maxMs: number;
 }
 
-const SCRIPT = fileURLToPath(new URL('./wrk/replay.lua', import.meta.url));
+const REPLAY_SCRIPT = fileURLToPath(new URL('./wrk/replay.lua', import.meta.url));
+const ROTATE_SCRIPT = fileURLToPath(new URL('./wrk/rotate.lua', import.meta.url));
 /** Threads of wrk: one C event loop outruns any Node server here, and leaves more CPU to them. */
 const THREADS = 1;
 /** A wrk that has not finished this long after its duration is killed (and the run fails). */
@@ -44,25 +46,47 @@ const GRACE_MS = 30_000;
 let requestDir: string | null = null;
 let requestFiles = 0;
 
-/** The request in replay.lua's file format (see there). */
-function writeRequestFile(request: ReplayRequest): string {
+/** A new file in the benchmark's request directory (removed at exit). */
+function requestFile(content: Buffer): string {
   if (requestDir === null) {
     const dir = mkdtempSync(path.join(tmpdir(), 'gw-bench-wrk-'));
     requestDir = dir;
     onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   }
+  const file = path.join(requestDir, `request-${(requestFiles += 1)}.txt`);
+  writeFileSync(file, content);
+  return file;
+}
+
+/** The method, target and headers, one per line (Content-Length left to wrk). */
+function headLines(request: ReplayRequest): string[] {
   const lines = [request.method, request.target];
   for (const [name, value] of Object.entries(request.headers)) {
     if (name.toLowerCase() === 'content-length') continue;
     if (/[\r\n]/.test(name + value)) throw new Error(`header ${name} holds a line break`);
     lines.push(`${name}: ${value}`);
   }
-  const file = path.join(requestDir, `request-${(requestFiles += 1)}.txt`);
-  writeFileSync(
-    file,
-    Buffer.concat([Buffer.from(`${lines.join('\n')}\n\n`, 'latin1'), request.body ?? Buffer.alloc(0)]),
-  );
-  return file;
+  return lines;
+}
+
+/** wrk's script and its arguments for one request replayed, or several sent in turn. */
+function scriptFor(load: ReplayRequest | readonly ReplayRequest[]): string[] {
+  const requests: readonly ReplayRequest[] = 'method' in load ? [load] : load;
+  const [first] = requests;
+  if (first === undefined) throw new Error('no request to send');
+  if (requests.length === 1) {
+    const head = Buffer.from(`${headLines(first).join('\n')}\n\n`, 'latin1');
+    return [REPLAY_SCRIPT, '--', requestFile(Buffer.concat([head, first.body ?? Buffer.alloc(0)]))];
+  }
+  if (requests.some((request) => request.body !== first.body))
+    throw new Error('requests sent in turn must share one body');
+  const heads = requests.map((request) => `${headLines(request).join('\n')}\n--\n`).join('');
+  return [
+    ROTATE_SCRIPT,
+    '--',
+    requestFile(Buffer.from(heads, 'latin1')),
+    requestFile(first.body ?? Buffer.alloc(0)),
+  ];
 }
 
 /** Sends the request once with node:http (through `agent`, or on a connection of its own). */
@@ -158,11 +182,13 @@ interface ReplayJson {
 /** Runs wrk against `baseUrl`; throws when any request failed or answered the wrong size. */
 export async function runWrk(options: {
   readonly baseUrl: string;
-  readonly request: ReplayRequest;
+  /** One request replayed, or several sent in turn (sharing one body). */
+  readonly request: ReplayRequest | readonly ReplayRequest[];
   readonly connections: number;
   readonly seconds: number;
 }): Promise<WrkResult> {
-  const file = writeRequestFile(options.request);
+  const [script, ...scriptArgs] = scriptFor(options.request);
+  const first = 'method' in options.request ? options.request : options.request[0];
   const args = [
     `-t${Math.min(THREADS, options.connections)}`,
     `-c${options.connections}`,
@@ -170,10 +196,9 @@ export async function runWrk(options: {
     '--timeout',
     '10s',
     '-s',
-    SCRIPT,
+    script as string,
     options.baseUrl,
-    '--',
-    file,
+    ...scriptArgs,
   ];
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -200,7 +225,7 @@ export async function runWrk(options: {
   if (line === undefined) throw new Error(`wrk printed no result:\n${output}`);
   const result = JSON.parse(line.slice('BENCH_RESULT '.length)) as ReplayJson;
   const failed = Object.values(result.errors).reduce((sum, count) => sum + count, 0);
-  const label = `${options.request.method} ${options.baseUrl} c=${options.connections}`;
+  const label = `${first?.method} ${options.baseUrl} c=${options.connections}`;
   if (failed > 0 || result.requests === 0) {
     throw new Error(
       `${label}: ${failed} errors in ${result.requests} requests ${JSON.stringify(result.errors)}`,
@@ -208,9 +233,9 @@ export async function runWrk(options: {
   }
   // A status of 2xx with a short body would slip past wrk's error count; the byte count catches it.
   const bytesPerAnswer = result.bytes / result.requests;
-  if (bytesPerAnswer < options.request.answerBytes) {
+  if (bytesPerAnswer < (first?.answerBytes ?? 0)) {
     throw new Error(
-      `${label}: ${bytesPerAnswer.toFixed(0)} bytes per answer, expected ≥ ${options.request.answerBytes}`,
+      `${label}: ${bytesPerAnswer.toFixed(0)} bytes per answer, expected ≥ ${first?.answerBytes}`,
     );
   }
   const seconds = result.durationUs / 1e6;
