@@ -452,7 +452,7 @@ export const S3_ERRORS = {
     'rate_limit',
   ),
   /**
-   * Two counted writes to one key take turns (s3/storage-quotas.ts); one that waited too long for
+   * Two counted writes to one key take turns (s3/limits/storage-quotas.ts); one that waited too long for
    * its turn is told to retry, as S3 tells a client to slow down.
    */
   KeyWriteInProgress: entry(

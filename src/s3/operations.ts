@@ -139,7 +139,7 @@ const REFINING_PARAMETERS: ReadonlySet<string> = new Set([
 
 /**
  * Writes that make a new object or part take no versionId, as S3 answers: the store would ignore
- * it, but the gateway's accounting of what a write replaces (storage-quotas.ts) must not.
+ * it, but the gateway's accounting of what a write replaces (limits/storage-quotas.ts) must not.
  */
 const VERSIONLESS_WRITES: ReadonlySet<OperationName> = new Set([
   'PutObject',

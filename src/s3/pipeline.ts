@@ -6,7 +6,7 @@
  *   → authenticate → authorise → request rate limits → bans → plan the body
  *   → the gateway's own answers (ListBuckets, location, ACLs, multipart completion)
  *     or forward to the object store (re-signed, body verified on its way),
- *     writes under the storage quotas (storage-quotas.ts).
+ *     writes under the storage quotas (limits/storage-quotas.ts).
  *
  * Each step refuses by throwing an S3Error; this module turns it into the error document. Metrics,
  * usage and the access log are recorded when the response is over (observe.ts). Wire it to both
@@ -46,7 +46,7 @@ import { Exchange } from './exchange.js';
 import { observe, type Observers } from './observe.js';
 import { sendError, sendHtml, sendXml } from './respond.js';
 import { isAnswered, type AnsweredOperationName } from './operations.js';
-import { RequestRateLimiter } from './request-rates.js';
+import { RequestRateLimiter } from './limits/request-rates.js';
 import { isInBucket, type Addressed, type Authorised, type InBucket, type Planned } from './stages.js';
 import { address, arrive } from './steps/address.js';
 import { authenticate, createVerifier } from './steps/authenticate.js';
@@ -55,8 +55,8 @@ import { enforceBans } from './steps/bans.js';
 import { CHALLENGE_PAGE, CHALLENGE_STATUS, requiresChallenge } from './steps/bot-protection.js';
 import { applyCors } from './steps/cors.js';
 import { throttle } from './steps/throttle.js';
-import { StorageQuotas } from './storage-quotas.js';
-import { UploadChecks } from './upload-checks.js';
+import { StorageQuotas } from './limits/storage-quotas.js';
+import { UploadChecks } from './limits/upload-checks.js';
 import { completeMultipartUpload } from './upstream/completion.js';
 import { forwardDeleteObjects } from './upstream/delete-objects.js';
 import { uploadForm } from './upstream/form-upload.js';

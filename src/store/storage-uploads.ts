@@ -3,7 +3,7 @@
  * the parts count against the quota (`part_bytes` of the bucket's and the organisation's usage
  * rows) from the moment the store has one until the upload completes (the parts become the
  * object), is aborted, or the store no longer knows it (a lifecycle rule expired it; a periodic
- * check asks the store, s3/upload-checks.ts). Each change locks the usage rows first, in scope
+ * check asks the store, s3/limits/upload-checks.ts). Each change locks the usage rows first, in scope
  * order, like every change of storage_usage (storage-usage.ts).
  */
 import type { Sql } from './database.js';

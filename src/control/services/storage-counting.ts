@@ -1,7 +1,7 @@
 /**
  * When a storage quota first applies to a bucket (its own, or its organisation's), what the store
  * already holds there is counted by listing the bucket through the store; from then on the storage
- * endpoint moves the count with every write (s3/storage-quotas.ts). When no quota applies any more,
+ * endpoint moves the count with every write (s3/limits/storage-quotas.ts). When no quota applies any more,
  * counting stops. A recount (`npm run admin -- recount-usage <bucket>`) lists the bucket again and
  * sets its count to what the store holds.
  *

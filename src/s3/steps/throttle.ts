@@ -2,12 +2,12 @@
  * The request rate limits of the organisation and of the credential, after authorisation (only a
  * verified identity may spend its own budget: an unsigned request naming someone's key must not
  * use up theirs). A request over a limit is 503 SlowDown with Retry-After, as S3 answers; it is
- * counted as throttled, not as usage. The check is in memory (request-rates.ts).
+ * counted as throttled, not as usage. The check is in memory (limits/request-rates.ts).
  */
 import type { LimitKind } from '../../observability/metrics.js';
 import { S3Error } from '../../protocol/errors.js';
 import type { RequestRate } from '../../store/records.js';
-import type { RequestRateLimiter } from '../request-rates.js';
+import type { RequestRateLimiter } from '../limits/request-rates.js';
 import type { Authorised } from '../stages.js';
 
 const REFUSAL = {

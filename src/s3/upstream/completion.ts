@@ -10,7 +10,7 @@
  * - Ceph RGW 16.2 completes with an empty `<ETag></ETag>` (scripts/ceph-rgw/README.md): the
  *   gateway then HEADs the object just assembled and fills its ETag in.
  * - Under a storage quota, the object's size (the sum of the parts it is made of, as the store
- *   lists them) is admitted before the completion is sent (storage-quotas.ts).
+ *   lists them) is admitted before the completion is sent (limits/storage-quotas.ts).
  * - The answer is small, so it is read whole rather than streamed; only the whitespace a store
  *   sends ahead of a 200's document while it works goes to the client as it arrives, so the
  *   client's connection is kept alive as the store meant it to be.
@@ -188,7 +188,7 @@ export function fillEtag(document: string, etag: string): string {
 }
 
 /**
- * What a storage quota does around a completion (storage-quotas.ts): `admit` refuses an object too
+ * What a storage quota does around a completion (limits/storage-quotas.ts): `admit` refuses an object too
  * large for it (its size null when the store lists no parts); `beforeAnswer` records the outcome
  * before the client hears it.
  */

@@ -1,7 +1,7 @@
 /**
  * DeleteObjects in a bucket under a storage quota: the Delete document that delete-objects.ts
  * reads and forwards passes through here. Its keys are held against other counted writes to them
- * (storage-quotas.ts) while the store is asked the size of each before the deletion and, once it
+ * (limits/storage-quotas.ts) while the store is asked the size of each before the deletion and, once it
  * has answered and before the client hears it, after: what the keys held before less what they
  * hold after is what the deletions freed (a deleted version may leave an older one current).
  */

@@ -116,7 +116,7 @@ const BODY_METHODS: ReadonlySet<string> = new Set(['PUT', 'POST']);
 
 /**
  * Forwards the request; `beforeAnswer` runs with the store's status before the client hears it
- * (storage-quotas.ts records what the write changed).
+ * (limits/storage-quotas.ts records what the write changed).
  */
 export async function forward(
   stage: Planned,

@@ -17,7 +17,7 @@ import { runAdminCommand } from '../../../src/admin-cli.js';
 import { BackendConnection } from '../../../src/backend/connection.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
-import { UploadChecks } from '../../../src/s3/upload-checks.js';
+import { UploadChecks } from '../../../src/s3/limits/upload-checks.js';
 import { Upstream } from '../../../src/s3/upstream/upstream.js';
 import { realPostgresFor } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestRateLimiter } from '../../../src/s3/request-rates.js';
+import { RequestRateLimiter } from '../../../src/s3/limits/request-rates.js';
 import type { Sql } from '../../../src/store/database.js';
 import { InstanceRegistry } from '../../../src/store/instances.js';
 

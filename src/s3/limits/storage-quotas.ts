@@ -22,11 +22,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { headerValue } from '../protocol/headers.js';
-import { S3Error } from '../protocol/errors.js';
-import { queryValue } from '../protocol/query.js';
-import type { Logger } from '../observability/logger.js';
-import { newId } from '../security/ids.js';
+import { headerValue } from '../../protocol/headers.js';
+import { S3Error } from '../../protocol/errors.js';
+import { queryValue } from '../../protocol/query.js';
+import type { Logger } from '../../observability/logger.js';
+import { newId } from '../../security/ids.js';
 import {
   bucketScope,
   NO_CHANGE,
@@ -35,14 +35,14 @@ import {
   type StorageChange,
   type StorageUsageStore,
   type UsageScope,
-} from '../store/storage-usage.js';
-import type { StorageUploadsStore, UploadRef } from '../store/storage-uploads.js';
-import type { Authorised, Planned } from './stages.js';
-import { announcesBody } from './upstream/body.js';
-import { CountedDeletions, type KeyHold } from './upstream/counted-deletions.js';
-import type { CompletionQuota } from './upstream/completion.js';
-import { headObject } from './upstream/probe.js';
-import type { Upstream } from './upstream/upstream.js';
+} from '../../store/storage-usage.js';
+import type { StorageUploadsStore, UploadRef } from '../../store/storage-uploads.js';
+import { isInBucket, type Authorised, type InBucket, type Planned } from '../stages.js';
+import { announcesBody } from '../upstream/body.js';
+import { CountedDeletions, type KeyHold } from '../upstream/counted-deletions.js';
+import type { CompletionQuota } from '../upstream/completion.js';
+import { customerKeyHeaders, headObject, objectSize } from '../upstream/probe.js';
+import type { Upstream } from '../upstream/upstream.js';
 import { KeyTurns, type EndTurn } from './key-turns.js';
 
 /**
@@ -74,17 +74,6 @@ function partKey(upload: UploadRef, partNumber: string): string {
   return `part:${upload.bucket}/${upload.uploadId}/${partNumber}`;
 }
 
-/** The SSE-C key headers of the request, which a HEAD of an SSE-C object needs. */
-function customerKeyHeaders(stage: Planned): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name in stage.headers) {
-    if (!name.startsWith('x-amz-server-side-encryption-customer-')) continue;
-    const value = headerValue(stage.headers, name);
-    if (value !== undefined) headers[name] = value;
-  }
-  return headers;
-}
-
 /** The length of the body the store receives, as forward.ts sends it. */
 function uploadLength(stage: Planned): number {
   if (!announcesBody(stage.exchange.headers)) return 0;
@@ -107,11 +96,14 @@ function replacing(after: number | null, before: number | null): StorageChange {
   };
 }
 
-function uploadOf(stage: Planned): UploadRef {
-  return { bucket: stage.bucket as string, uploadId: queryValue(stage.query, 'uploadId') ?? '' };
+function uploadOf(stage: Counted): UploadRef {
+  return { bucket: stage.bucket, uploadId: queryValue(stage.query, 'uploadId') ?? '' };
 }
 
 const succeeded = (status: number): boolean => status < 300;
+
+/** A request to a bucket counted under a quota. */
+type Counted = InBucket<Planned>;
 
 /** Room held for a write in flight: its reservation (null: the bucket is not counted after all). */
 interface Held {
@@ -172,7 +164,7 @@ export class StorageQuotas {
   /** A forwarded request, accounted when it writes to a counted bucket. */
   forwarded(stage: Planned, send: SendWrite): Promise<void> {
     const quotas = this.quotasOf(stage);
-    if (quotas.length === 0) return send();
+    if (quotas.length === 0 || !isInBucket(stage)) return send();
     switch (stage.operation.name) {
       case 'PutObject':
         return this.#upload(stage, quotas, uploadLength(stage), send);
@@ -192,7 +184,7 @@ export class StorageQuotas {
   /** A browser form upload of `fileLength` bytes. */
   formUpload(stage: Planned, fileLength: number, send: SendWrite): Promise<void> {
     const quotas = this.quotasOf(stage);
-    if (quotas.length === 0) return send();
+    if (quotas.length === 0 || !isInBucket(stage)) return send();
     return this.#upload(stage, quotas, fileLength, send);
   }
 
@@ -207,7 +199,7 @@ export class StorageQuotas {
     send: SendWrite,
   ): Promise<void> {
     const quotas = this.quotasOf(stage);
-    if (quotas.length === 0) return send();
+    if (quotas.length === 0 || !isInBucket(stage)) return send();
     const length = copyLength(stage, source.size);
     if (length === null) throw sourceRefusal(source.status);
     return stage.operation.name === 'UploadPartCopy'
@@ -218,7 +210,7 @@ export class StorageQuotas {
   /** CompleteMultipartUpload: admitted by the size of its parts, recorded before the client hears it. */
   async completion(stage: Planned, send: (quota?: CompletionQuota) => Promise<void>): Promise<void> {
     const quotas = this.quotasOf(stage);
-    if (quotas.length === 0) return send();
+    if (quotas.length === 0 || !isInBucket(stage)) return send();
     const upload = uploadOf(stage);
     let held: Held = { id: null };
     let previous: number | null = null;
@@ -251,29 +243,29 @@ export class StorageQuotas {
   /** DeleteObjects: `send` forwards through an upstream that accounts the deletions. */
   async deletions(stage: Planned, send: (upstream: Upstream) => Promise<void>): Promise<void> {
     const quotas = this.quotasOf(stage);
-    if (quotas.length === 0) return send(this.#upstream);
+    if (quotas.length === 0 || !isInBucket(stage)) return send(this.#upstream);
     const scopes = quotas.map((quota) => quota.scope);
     const hold = async (keys: readonly string[]): Promise<KeyHold> => {
       const ids = await this.#holdKeys(
         stage,
         scopes,
-        keys.map((key) => objectKey(stage.bucket as string, key)),
+        keys.map((key) => objectKey(stage.bucket, key)),
       );
       return {
         settle: (freed) => this.#record(stage, ids, () => this.#usage.settle(ids, freed)),
       };
     };
-    await send(new CountedDeletions(this.#upstream, stage.bucket as string, hold));
+    await send(new CountedDeletions(this.#upstream, stage.bucket, hold));
   }
 
   /** PutObject, a form upload or CopyObject of `length` bytes. */
   async #upload(
-    stage: Planned,
+    stage: Counted,
     quotas: readonly ScopeQuota[],
     length: number,
     send: SendWrite,
   ): Promise<void> {
-    const key = objectKey(stage.bucket as string, stage.key);
+    const key = objectKey(stage.bucket, stage.key);
     const reserved = await this.#reserve(stage, quotas, { bytes: length, objects: 1 }, key);
     // As a new object it does not fit; replacing one it may (an overwrite, a copy onto itself).
     const fitsAsNew = 'id' in reserved;
@@ -297,7 +289,7 @@ export class StorageQuotas {
    * UploadPart or UploadPartCopy of `length` bytes: room for it beside the parts already counted
    * while it is sent, counted as a part once the store holds it.
    */
-  async #part(stage: Planned, quotas: readonly ScopeQuota[], length: number, send: SendWrite): Promise<void> {
+  async #part(stage: Counted, quotas: readonly ScopeQuota[], length: number, send: SendWrite): Promise<void> {
     const upload = uploadOf(stage);
     const partNumber = queryValue(stage.query, 'partNumber') ?? '';
     const key = partKey(upload, partNumber);
@@ -327,7 +319,7 @@ export class StorageQuotas {
   }
 
   /** A multipart upload whose declared size (x-amz-mp-object-size) does not fit is refused at once. */
-  async #creation(stage: Planned, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
+  async #creation(stage: Counted, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
     const declared = Number(headerValue(stage.headers, 'x-amz-mp-object-size') ?? '0');
     const size = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
     const exceeded = await this.#usage.exceeded(quotas, replacing(size, await this.#sizeOf(stage)));
@@ -336,7 +328,7 @@ export class StorageQuotas {
   }
 
   /** An aborted upload's parts (or those of one the store no longer knows) stop counting. */
-  async #abort(stage: Planned, send: SendWrite): Promise<void> {
+  async #abort(stage: Counted, send: SendWrite): Promise<void> {
     const upload = uploadOf(stage);
     await send(async (status) => {
       if (!succeeded(status) && status !== 404) return;
@@ -350,9 +342,9 @@ export class StorageQuotas {
   }
 
   /** DeleteObject: what is gone is what the key held before less what it holds after. */
-  async #deletion(stage: Planned, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
+  async #deletion(stage: Counted, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
     const scopes = quotas.map((quota) => quota.scope);
-    const ids = await this.#holdKeys(stage, scopes, [objectKey(stage.bucket as string, stage.key)]);
+    const ids = await this.#holdKeys(stage, scopes, [objectKey(stage.bucket, stage.key)]);
     const held = { id: ids[0] ?? null };
     await this.#holding(
       () => held,
@@ -505,19 +497,18 @@ export class StorageQuotas {
   }
 
   /** The size of the object at the request's key; null when there is none (or the store does not say). */
-  async #sizeOf(stage: Planned): Promise<number | null> {
+  async #sizeOf(stage: Counted): Promise<number | null> {
     const answer = await headObject(
       stage.exchange,
       this.#upstream,
-      { bucket: stage.bucket as string, key: stage.key, versionId: null },
-      customerKeyHeaders(stage),
+      { bucket: stage.bucket, key: stage.key, versionId: null },
+      customerKeyHeaders(stage.headers, 'object'),
     );
-    const length = Number(answer.headers['content-length']);
-    return answer.status === 200 && Number.isSafeInteger(length) ? length : null;
+    return objectSize(answer);
   }
 
   /** What a completion whose size was unknown changed: the new object's size, from a HEAD of it. */
-  async #assembled(stage: Planned, previous: number | null): Promise<StorageChange> {
+  async #assembled(stage: Counted, previous: number | null): Promise<StorageChange> {
     const size = await this.#sizeOf(stage).catch(() => null);
     // Not told: left to the next count of the bucket rather than counted as a deletion.
     return size === null ? NO_CHANGE : replacing(size, previous);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/observability/logger.js';
-import type { Planned } from '../../../src/s3/stages.js';
-import { StorageQuotas } from '../../../src/s3/storage-quotas.js';
-import type { Upstream } from '../../../src/s3/upstream/upstream.js';
-import type { StorageUploadsStore } from '../../../src/store/storage-uploads.js';
-import type { StorageUsageStore } from '../../../src/store/storage-usage.js';
+import { createLogger } from '../../../../src/observability/logger.js';
+import type { Planned } from '../../../../src/s3/stages.js';
+import { StorageQuotas } from '../../../../src/s3/limits/storage-quotas.js';
+import type { Upstream } from '../../../../src/s3/upstream/upstream.js';
+import type { StorageUploadsStore } from '../../../../src/store/storage-uploads.js';
+import type { StorageUsageStore } from '../../../../src/store/storage-usage.js';
 
 /** Neither the database nor the store may be reached: the copy is decided before either is asked. */
 const untouchable = new Proxy(

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { KeyTurns } from '../../../src/s3/key-turns.js';
+import { KeyTurns } from '../../../../src/s3/limits/key-turns.js';
 
 const far = () => performance.now() + 60_000;
 

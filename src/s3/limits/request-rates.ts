@@ -11,8 +11,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
-import { burstOf } from '../access/request-rates.js';
-import type { RequestRate } from '../store/records.js';
+import { burstOf } from '../../access/request-rates.js';
+import type { RequestRate } from '../../store/records.js';
 
 /** Buckets kept; one evicted comes back full, which lets at most one extra burst through. */
 const MAX_BUCKETS = 100_000;

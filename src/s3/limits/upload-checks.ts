@@ -6,11 +6,11 @@
  * while (no two processes claim the same) and asks the store with ListParts: one it no longer
  * knows stops counting.
  */
-import { objectPath } from '../protocol/paths.js';
-import { queryParameter } from '../protocol/query.js';
-import type { Logger } from '../observability/logger.js';
-import type { StorageUploadsStore } from '../store/storage-uploads.js';
-import type { Upstream } from './upstream/upstream.js';
+import { objectPath } from '../../protocol/paths.js';
+import { queryParameter } from '../../protocol/query.js';
+import type { Logger } from '../../observability/logger.js';
+import type { StorageUploadsStore } from '../../store/storage-uploads.js';
+import type { Upstream } from '../upstream/upstream.js';
 
 /** An upload is asked about again once the store confirmed it this long ago. */
 export const UPLOAD_CHECK_AFTER_SECONDS = 3_600;

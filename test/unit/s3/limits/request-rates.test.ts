@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestRateLimiter, shareOf, TokenBucket } from '../../../src/s3/request-rates.js';
+import { RequestRateLimiter, shareOf, TokenBucket } from '../../../../src/s3/limits/request-rates.js';
 
 describe('a token bucket', () => {
   it('admits its capacity at once, then one request per 1/rate seconds', () => {
