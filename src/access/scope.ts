@@ -4,6 +4,7 @@
  * module: the control plane to validate what people set (and what it presigns), the storage
  * endpoint to decide each request.
  */
+import { MAX_KEY_BYTES } from '../protocol/limits.js';
 
 export type ScopeLevel = 'read-only' | 'read-write';
 
@@ -19,9 +20,8 @@ export interface CredentialScope {
   prefixes?: Record<string, string[]>;
 }
 
-/** Prefixes per bucket a scope may name, and how long one may be (an S3 key's limit). */
+/** Prefixes per bucket a scope may name (each at most an S3 key's length, MAX_KEY_BYTES). */
 export const MAX_PREFIXES_PER_BUCKET = 100;
-const MAX_PREFIX_BYTES = 1024;
 
 export const READ_METHODS: readonly string[] = ['GET', 'HEAD'];
 export const OBJECT_METHODS: readonly string[] = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'];
@@ -106,12 +106,12 @@ function normalisePrefixes(
     for (const prefix of unique) {
       if (
         prefix === '' ||
-        Buffer.byteLength(prefix, 'utf8') > MAX_PREFIX_BYTES ||
+        Buffer.byteLength(prefix, 'utf8') > MAX_KEY_BYTES ||
         prefix.includes('\u0000')
       ) {
         throw new ScopeValidationError(
           field,
-          `a prefix must be 1 to ${MAX_PREFIX_BYTES} bytes without NUL (to reach the whole bucket, leave it out of prefixes)`,
+          `a prefix must be 1 to ${MAX_KEY_BYTES} bytes without NUL (to reach the whole bucket, leave it out of prefixes)`,
         );
       }
     }
