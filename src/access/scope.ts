@@ -104,11 +104,7 @@ function normalisePrefixes(
     }
     const unique = [...new Set(list.map(String))];
     for (const prefix of unique) {
-      if (
-        prefix === '' ||
-        Buffer.byteLength(prefix, 'utf8') > MAX_KEY_BYTES ||
-        prefix.includes('\u0000')
-      ) {
+      if (prefix === '' || Buffer.byteLength(prefix, 'utf8') > MAX_KEY_BYTES || prefix.includes('\u0000')) {
         throw new ScopeValidationError(
           field,
           `a prefix must be 1 to ${MAX_KEY_BYTES} bytes without NUL (to reach the whole bucket, leave it out of prefixes)`,
