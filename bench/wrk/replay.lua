@@ -9,6 +9,9 @@
 -- wrk sends the same bytes each time and never hands a response to Lua: the load generator
 -- spends its CPU on HTTP only. done() prints one line, "BENCH_RESULT " and a JSON object.
 
+-- parse_head() and done() (shared.lua, beside this script).
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "shared.lua")
+
 local function read_request(path)
   local file = assert(io.open(path, "rb"))
   local text = file:read("*a")
@@ -19,22 +22,10 @@ local function read_request(path)
   for line in head:gmatch("[^\n]+") do
     lines[#lines + 1] = line
   end
-  local headers = {}
-  for i = 3, #lines do
-    local name, value = lines[i]:match("^([^:]+):%s?(.*)$")
-    assert(name, "bad header line: " .. lines[i])
-    -- wrk's own Host entry is spelled "Host": replace it with the host the request was signed for.
-    if name:lower() == "host" then
-      name = "Host"
-    end
-    headers[name] = value
-  end
-  return lines[1], lines[2], headers, (#body > 0) and body or nil
+  local method, target, headers = parse_head(lines)
+  return method, target, headers, (#body > 0) and body or nil
 end
 
 function init(args)
   wrk.method, wrk.path, wrk.headers, wrk.body = read_request(args[1])
 end
-
--- done() prints the result line (report.lua, beside this script).
-dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "report.lua")

@@ -10,6 +10,9 @@
 -- response() function is defined, so wrk never gives a response to Lua. done() prints one line,
 -- "BENCH_RESULT " and a JSON object, as replay.lua does.
 
+-- parse_head() and done() (shared.lua, beside this script).
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "shared.lua")
+
 local formatted = {}
 local next_index = 1
 
@@ -21,16 +24,8 @@ local function read_file(path)
 end
 
 local function format_head(lines, body)
-  local headers = {}
-  for i = 3, #lines do
-    local name, value = lines[i]:match("^([^:]+):%s?(.*)$")
-    assert(name, "bad header line: " .. lines[i])
-    if name:lower() == "host" then
-      name = "Host"
-    end
-    headers[name] = value
-  end
-  return wrk.format(lines[1], lines[2], headers, body)
+  local method, target, headers = parse_head(lines)
+  return wrk.format(method, target, headers, body)
 end
 
 function init(args)
@@ -55,6 +50,3 @@ function request()
   next_index = next_index % #formatted + 1
   return chosen
 end
-
--- done() prints the result line (report.lua, beside this script).
-dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "report.lua")
