@@ -76,6 +76,11 @@ function reconnectDelaySeconds(retries: number): number {
   return Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2);
 }
 
+/** Connections of the counters' pool beside a pool of `poolSize`. */
+function countersPoolSize(poolSize: number): number {
+  return Math.max(1, Math.ceil(poolSize / 2));
+}
+
 export function connectPostgres(url: string, poolSize: number): Database {
   const options = {
     max: poolSize,
@@ -85,8 +90,12 @@ export function connectPostgres(url: string, poolSize: number): Database {
     ...TYPE_OPTIONS,
   };
   const sql = postgres(url, options);
-  // postgres.js connects on the first query: a gateway without quotas never opens this pool.
-  const counters = postgres(url, { ...options, connection: { synchronous_commit: 'off' } });
+  // Opened on first use, and half the size: its statements are short and take turns at a row anyway.
+  const counters = postgres(url, {
+    ...options,
+    max: countersPoolSize(poolSize),
+    connection: { synchronous_commit: 'off' },
+  });
   return {
     sql,
     counters,
