@@ -12,7 +12,9 @@
  * gone changes nothing. Against each quota count what is stored, the room reserved and the parts
  * of multipart uploads under way (`part_bytes`, storage-uploads.ts keeps them). A reservation
  * names the instance holding it, so one left by an instance that stopped is released by the
- * others (instances.ts), and an instance frees its own that no write of it holds any more.
+ * others (instances.ts), and an instance frees its own that no write of it holds any more. The
+ * storage endpoint writes them through `Database.counters` (database.ts: commits that do not wait
+ * for the WAL flush, so a quota's row is not held through one).
  */
 import { newId } from '../security/ids.js';
 import { countOf, inTransaction, type Sql } from './database.js';
