@@ -3,7 +3,15 @@
  * which reads its configuration already validated by the main process, does not load the
  * validation library.
  */
-import type { GatewayConfig } from './schema.js';
+
+/**
+ * The part of the configuration the control plane's URL is derived from (GatewayConfig has it;
+ * spelled out here so this module does not import the schema, which imports it).
+ */
+interface ControlAddressing {
+  readonly control: { readonly publicUrl: string | null; readonly tlsCertFile: string | null };
+  readonly listen: { readonly control: string };
+}
 
 /** host:port as the listener binds it: an empty host means all interfaces (0.0.0.0). */
 export function parseListenAddress(address: string): { host: string; port: number } {
@@ -18,7 +26,7 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '::0']);
  * The control plane's URL as a client can use it, for messages that point there: the public URL,
  * else the listen address when it names one host and a fixed port; null when neither tells.
  */
-export function advertisedControlUrl(config: Pick<GatewayConfig, 'control' | 'listen'>): string | null {
+export function advertisedControlUrl(config: ControlAddressing): string | null {
   if (config.control.publicUrl !== null) return config.control.publicUrl.replace(/\/+$/, '');
   const { host, port } = parseListenAddress(config.listen.control);
   if (port === 0 || WILDCARD_HOSTS.has(host)) return null;
