@@ -319,6 +319,23 @@ describe('the embedded store of local mode', () => {
       status: 404,
     });
   });
+
+  it('answers a range of an empty object 416 InvalidRange, as S3 does, and the whole of it without one', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'photos', Key: 'empty.txt', Body: '' }));
+    for (const range of ['bytes=0-0', 'bytes=0-']) {
+      await expectS3Error(
+        s3.send(new GetObjectCommand({ Bucket: 'photos', Key: 'empty.txt', Range: range })),
+        {
+          code: 'InvalidRange',
+          status: 416,
+          message: 'The requested range is not satisfiable',
+        },
+      );
+    }
+    const whole = await s3.send(new GetObjectCommand({ Bucket: 'photos', Key: 'empty.txt' }));
+    expect(whole.ContentLength).toBe(0);
+    expect(await whole.Body?.transformToString()).toBe('');
+  });
 });
 
 describe('parts', () => {
