@@ -6,6 +6,7 @@
  * another origin) has no rule: the browser's preflight is refused and the upload fails with a CORS
  * error, and a presigned GET is answered but unreadable to the page.
  */
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -201,7 +202,18 @@ describe('chromium', () => {
 
   it('origin without a rule: a presigned GET is answered but unreadable to the page', async (test) => {
     tag(test);
-    const key = 'browser/from-allowed-origin.txt';
+    // Its own object: a URL presigned for the first test's key within the same second is that same
+    // URL, which Chromium has cached from the first test and revalidates with If-None-Match (on a
+    // Vary: Origin mismatch), a conditional GET the spec refuses with InvalidRequest.
+    const key = 'browser/read-by-other-origin.txt';
+    await world.observer.send(
+      new PutObjectCommand({
+        Bucket: world.tenant.bucket,
+        Key: key,
+        Body: file.content,
+        ContentType: 'text/plain',
+      }),
+    );
     const { get } = await presigned(key);
     const before = consoleMessages.length;
     const page = await openPage(other.origin);
@@ -219,7 +231,7 @@ describe('chromium', () => {
     ).toBe(true);
     // a simple GET needs no preflight: the gateway served it, the browser withheld it from the page
     const gets = world.accessLog().filter((entry) => entry.method === 'GET' && entry.target.includes(key));
-    expect(gets.at(-1)?.status).toBe(200);
+    expect(gets.map(({ status, code }) => ({ status, code })).at(-1)).toEqual({ status: 200, code: '' });
     await page.close();
   });
 });
