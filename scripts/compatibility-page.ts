@@ -50,6 +50,13 @@ ahead is \`RequestTimeTooSkewed\` (S3 bounds a policy only by its \`expiration\`
 rules decide which pages may read a form's answer, errors included; as on S3 they do not authorise
 the upload itself, which its signed policy does.
 
+Browsers and conditional GETs: a browser that fetches a presigned URL it has cached revalidates it
+with \`If-None-Match\` or \`If-Modified-Since\` (Chromium also does when the cached copy was read by a
+page of another origin, as the answer varies by \`Origin\`). That is a conditional GET, refused with
+\`InvalidRequest\` 400 as the service specification requires; a page that reads an object again
+should ask for a fresh presigned URL (two URLs presigned for the same key in the same second are
+the same URL), or fetch with \`cache: 'no-store'\`.
+
 Refused before anything is forwarded, whatever the operation: a query that gives a parameter twice
 (400 \`InvalidArgument\` naming it: the gateway and the store must read the same \`prefix\`,
 \`uploadId\` or \`partNumber\`, and Ceph RGW keeps the last of two where the gateway reads the
