@@ -39,10 +39,14 @@ const TRAILER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):(.*)$/;
 const MAX_SIZE_HEX_DIGITS = 14;
 /** Sent by the signed-trailer form; meaningless for the unsigned form, so never required or kept. */
 const TRAILER_SIGNATURE = 'x-amz-trailer-signature';
+/** Enough for a size line with a chunk signature and for a checksum trailer. */
+const FIRST_LINE_BYTES = 128;
+const EMPTY_LINE = Buffer.alloc(0);
 
 export class AwsChunkedDecoder extends Transform {
   private state: DecoderState = 'size-line';
-  private readonly line: Buffer;
+  /** The framing line read so far; grown as a line needs it, up to the longest accepted. */
+  private line: Buffer = EMPTY_LINE;
   private lineLength = 0;
   /** Data bytes still expected in the current chunk. */
   private remaining = 0;
@@ -57,8 +61,6 @@ export class AwsChunkedDecoder extends Transform {
     super();
     this.options = options;
     this.maxLineBytes = options.maxLineBytes ?? 4096;
-    // Room for the longest accepted line plus its CRLF.
-    this.line = Buffer.alloc(this.maxLineBytes + 2);
   }
 
   /** Trailer fields received (lower-case names); complete once the stream has ended. */
@@ -139,7 +141,19 @@ export class AwsChunkedDecoder extends Transform {
   private collectLine(chunk: Buffer, offset: number): number | S3ErrorKey {
     const newline = chunk.indexOf(LF, offset);
     const end = newline === -1 ? chunk.length : newline + 1;
-    if (this.lineLength + (end - offset) > this.line.length) return 'InvalidChunkedEncoding';
+    const needed = this.lineLength + (end - offset);
+    // Room for the longest accepted line plus its CRLF.
+    const cap = this.maxLineBytes + 2;
+    if (needed > cap) return 'InvalidChunkedEncoding';
+    if (needed > this.line.length) {
+      // Framing lines are tens of bytes: a small pooled buffer, not a cap-sized one per request,
+      // whose backing store would wait in old space for a full collection (RSS under load).
+      const grown = Buffer.allocUnsafe(
+        Math.min(cap, Math.max(needed, this.line.length * 2, FIRST_LINE_BYTES)),
+      );
+      this.line.copy(grown, 0, 0, this.lineLength);
+      this.line = grown;
+    }
     chunk.copy(this.line, this.lineLength, offset, end);
     this.lineLength += end - offset;
     return end;

@@ -152,11 +152,22 @@ describe('AwsChunkedDecoder: refusals', () => {
     expect((await decode([longExtension])).errorKey).toBe('InvalidChunkedEncoding');
   });
 
-  it('accepts a size line of exactly the limit', async () => {
+  it('accepts a size line of exactly the limit, whole or a byte at a time', async () => {
     const line = `3;${'x'.repeat(4096 - 2)}`;
-    const { errorKey, output } = await decode([Buffer.from(`${line}\r\nabc\r\n0\r\n\r\n`)]);
+    const body = Buffer.from(`${line}\r\nabc\r\n0\r\n\r\n`);
+    for (const inputs of [[body], bytewise(body)]) {
+      const { errorKey, output } = await decode(inputs);
+      expect(errorKey).toBeUndefined();
+      expect(output.toString()).toBe('abc');
+    }
+  });
+
+  it('keeps a long line whole while it arrives in pieces', async () => {
+    const trailer = ['x-amz-meta-note', 'n'.repeat(1500)] as const;
+    const body = awsChunkedBody(Buffer.from('abc'), 3, [trailer]);
+    const { errorKey, decoder } = await decode(randomSplits(body, 7, 40));
     expect(errorKey).toBeUndefined();
-    expect(output.toString()).toBe('abc');
+    expect(decoder.trailers.get('x-amz-meta-note')).toBe(trailer[1]);
   });
 
   it('refuses too many trailers', async () => {
