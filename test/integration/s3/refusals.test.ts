@@ -870,6 +870,29 @@ describe('bans', () => {
     }
   });
 
+  it('a presigned GET revalidated as a browser does (an unsigned If-None-Match added): InvalidRequest 400', async () => {
+    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'mine', Key: 'existing.txt' }), {
+      expiresIn: 600,
+    });
+    const target = url.slice(gateway.s3Url.length);
+    const fresh = await sendRaw(gateway.s3Url, { method: 'GET', target });
+    expect({ status: fresh.status, body: fresh.body }).toEqual({ status: 200, body: 'here' });
+    const etag = fresh.headers.etag;
+    expect(etag).toMatch(/^".+"$/);
+    for (const condition of [
+      { 'if-none-match': etag as string },
+      { 'if-modified-since': new Date().toUTCString() },
+    ]) {
+      const revalidated = await sendRaw(gateway.s3Url, { method: 'GET', target, headers: condition });
+      expect(describeRawError(revalidated)).toEqual({
+        status: 400,
+        code: 'InvalidRequest',
+        message: 'Conditional GET requests (If-Match, If-None-Match, If-Modified-Since) are not supported.',
+        requestIdMatches: true,
+      });
+    }
+  });
+
   it('keys with dot segments, also percent-encoded: SignatureDoesNotMatch 403, nothing stored', async () => {
     const bans = 'gateway_s3_refusals_total{reason="ban"}';
     const before = await scrapeMetrics(gateway.metricsUrl);
