@@ -879,10 +879,11 @@ describe('bans', () => {
     expect({ status: fresh.status, body: fresh.body }).toEqual({ status: 200, body: 'here' });
     const etag = fresh.headers.etag;
     expect(etag).toMatch(/^".+"$/);
-    for (const condition of [
+    const conditions: Record<string, string>[] = [
       { 'if-none-match': etag as string },
       { 'if-modified-since': new Date().toUTCString() },
-    ]) {
+    ];
+    for (const condition of conditions) {
       const revalidated = await sendRaw(gateway.s3Url, { method: 'GET', target, headers: condition });
       expect(describeRawError(revalidated)).toEqual({
         status: 400,
