@@ -2,7 +2,7 @@
  * GATEWAY_WORKERS: the storage endpoint served by several processes, as production runs it (the
  * compiled build, a separate process, configured by its environment).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ const ADMIN_EMAIL = 'admin@example.test';
 const ADMIN_PASSWORD = 'correct horse battery staple';
 const BUCKET = 'workers';
 const WORKER_MARKER = 'worker-main';
+const OPERATOR_V8_FLAG = '--heap-growing-percent=50';
 
 /** A client that opens a new connection for every request, so node:cluster spreads them over the workers. */
 function freshConnectionClient(s3Url: string, key: StorageKey): S3Client {
@@ -74,18 +75,24 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
     build ??= buildGateway('.test-dist-workers');
     const entry = await build;
     database = kind === 'postgres' ? await createTestDatabase() : null;
-    gateway = await startGatewayProcess(entry, {
-      GATEWAY_WORKERS: '2',
-      GATEWAY_DATA_DIR: dataDir,
-      GATEWAY_S3_LISTEN: '127.0.0.1:0',
-      GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
-      GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
-      GATEWAY_ADMIN_EMAIL: ADMIN_EMAIL,
-      GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      GATEWAY_SHUTDOWN_GRACE_SECONDS: '10',
-      GATEWAY_LOG_LEVEL: 'info',
-      ...(database === null ? {} : { DATABASE_URL: database.url }),
-    });
+    gateway = await startGatewayProcess(
+      entry,
+      {
+        GATEWAY_WORKERS: '2',
+        GATEWAY_DATA_DIR: dataDir,
+        GATEWAY_S3_LISTEN: '127.0.0.1:0',
+        GATEWAY_CONTROL_LISTEN: '127.0.0.1:0',
+        GATEWAY_METRICS_LISTEN: '127.0.0.1:0',
+        GATEWAY_ADMIN_EMAIL: ADMIN_EMAIL,
+        GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        GATEWAY_SHUTDOWN_GRACE_SECONDS: '10',
+        GATEWAY_LOG_LEVEL: 'info',
+        ...(database === null ? {} : { DATABASE_URL: database.url }),
+      },
+      undefined,
+      // An operator's V8 flag on the main process (README, production): every worker runs with it.
+      [OPERATOR_V8_FLAG],
+    );
     control = await login(gateway.controlUrl, ADMIN_EMAIL, ADMIN_PASSWORD);
     await control.createBucket(BUCKET);
     key = await control.createCredential('workers', { buckets: [BUCKET], level: 'read-write' });
@@ -101,7 +108,13 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
   });
 
   it('serves the storage endpoint from two worker processes beside the main one', async () => {
-    expect(childProcesses(gateway.child.pid ?? 0, WORKER_MARKER)).toHaveLength(2);
+    const workers = childProcesses(gateway.child.pid ?? 0, WORKER_MARKER);
+    expect(workers).toHaveLength(2);
+    // Each worker caps its young generation and keeps the flags the main process was started with.
+    for (const pid of workers) {
+      const flags = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(flags).toEqual(expect.arrayContaining(['--max-semi-space-size=16', OPERATOR_V8_FLAG]));
+    }
     const s3 = freshConnectionClient(gateway.s3Url, key);
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'hello.txt', Body: 'hello workers' }));
     // The kernel spreads new connections over the workers' sockets: a few reach both.

@@ -54,8 +54,10 @@ export async function startGatewayProcess(
   entry: string,
   env: Record<string, string>,
   startTimeoutMs = 60_000,
+  /** Flags for the main process's `node`, before the entry (as an operator would pass them). */
+  nodeArgs: readonly string[] = [],
 ): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     cwd: REPOSITORY,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
