@@ -8,7 +8,7 @@
  */
 import type { Sql } from './database.js';
 import { countOf } from './database.js';
-import type { StorageChange } from './storage-usage.js';
+import { keptSizes, type KeptSizes, type StorageChange } from './storage-usage.js';
 
 /** A multipart upload of a bucket. */
 export interface UploadRef {
@@ -83,15 +83,23 @@ export class StorageUploadsStore {
   /**
    * After the store completed `upload`: drops the reservation `id`, adds `change` (the object it
    * assembled, less what it replaced) and takes the upload's parts out of the count (they are the
-   * object now, or gone with the upload). Once. Whether the reservation was still there.
+   * object now, or gone with the upload). `kept`: the size the upload's key holds now. Once.
+   * Whether the reservation was still there.
    */
-  async settleCompletion(id: string, upload: UploadRef, change: StorageChange): Promise<boolean> {
+  async settleCompletion(
+    id: string,
+    upload: UploadRef,
+    change: StorageChange,
+    kept?: KeptSizes,
+  ): Promise<boolean> {
+    const sizes = keptSizes(this.#sql, kept);
     const [row] = await this.#sql<{ released: number }[]>`
       WITH target AS (
         SELECT DISTINCT unnest(scopes) AS scope FROM storage_reservations WHERE id = ${id}::uuid
       ),
       locked AS (
-        SELECT scope FROM storage_usage WHERE scope IN (SELECT scope FROM target) ORDER BY scope FOR UPDATE
+        SELECT scope, objects_listed FROM storage_usage
+        WHERE scope IN (SELECT scope FROM target) ORDER BY scope FOR UPDATE
       ),
       released AS (
         DELETE FROM storage_reservations
@@ -108,6 +116,11 @@ export class StorageUploadsStore {
         WHERE bucket = ${upload.bucket} AND upload_id = ${upload.uploadId} AND EXISTS (SELECT 1 FROM released)
       ),
       freed AS (SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM parts),
+      listed AS (
+        SELECT 1 FROM locked
+        WHERE locked.scope = ${sizes.scope}::text AND locked.objects_listed AND EXISTS (SELECT 1 FROM released)
+      ),
+      ${sizes.writes},
       changed AS (
         UPDATE storage_usage SET
           reserved_bytes = greatest(0, reserved_bytes - released.bytes),

@@ -1,13 +1,15 @@
 /**
  * What the object store holds, per bucket and per organisation, counted while a storage quota
- * applies (migrations 0003, 0004): the rows the quotas are held against. Every change of a row
+ * applies (migrations 0003 to 0005): the rows the quotas are held against. Every change of a row
  * first locks the rows it touches in scope order, before it touches a reservation, so concurrent
  * writes on any instance are serialised on the same rows (PostgreSQL) and never deadlock.
  *
  * A write first reserves room (`reserve`): it fails when the room is not there, atomically, so two
  * uploads cannot both pass a check that only one of them fits. The reservation also holds the key
  * the write goes to: a second counted write to the same key (on any instance) finds it held and
- * waits, so what each write replaces is known exactly. Once the store has answered, `settle`
+ * waits, so what each write replaces is known exactly: read from the sizes kept of the bucket's
+ * objects (storage_objects, complete from the listing that started the count), or, for a bucket
+ * whose sizes are not all known, asked of the store by the caller. Once the store has answered, `settle`
  * drops the reservation and adds what the store now holds, once: settling a reservation that is
  * gone changes nothing. Against each quota count what is stored, the room reserved and the parts
  * of multipart uploads under way (`part_bytes`, storage-uploads.ts keeps them). A reservation
@@ -43,10 +45,14 @@ export interface CountedUpload {
   readonly parts: readonly { readonly partNumber: number; readonly bytes: number }[];
 }
 
-/** What a listing of a bucket found: its objects, and its uploads under way when the store lists them. */
+/**
+ * What a listing of a bucket found: its objects (and, from a full listing, each object's size),
+ * and its uploads under way when the store lists them.
+ */
 export interface BucketCount {
   readonly bytes: number;
   readonly objects: number;
+  readonly sizes?: ReadonlyMap<string, number>;
   readonly uploads?: readonly CountedUpload[];
 }
 
@@ -58,11 +64,83 @@ export interface StorageChange {
 
 export const NO_CHANGE: StorageChange = Object.freeze({ bytes: 0, objects: 0 });
 
+/** An object a counted write goes to. */
+export interface ObjectRef {
+  readonly bucket: string;
+  readonly key: string;
+}
+
+/**
+ * What a write left under keys of a bucket, for the sizes kept of a bucket whose sizes are all
+ * known: each key's size now, null where the store holds no object, undefined where the store's
+ * answer never came (the next write to the key asks the store).
+ */
+export interface KeptSizes {
+  readonly bucket: string;
+  readonly sizes: ReadonlyMap<string, number | null | undefined>;
+}
+
+/** What `key` holds now, written by a write to `object`: its size, null for none, undefined unknown. */
+export function keptOf(object: ObjectRef, size: number | null | undefined): KeptSizes {
+  return { bucket: object.bucket, sizes: new Map([[object.key, size]]) };
+}
+
+/**
+ * The common table expressions that keep `kept` in storage_objects, for a statement that defines
+ * `listed` (a row when the write counts and its bucket has its sizes all known), and the scope of
+ * that bucket's usage row.
+ */
+export function keptSizes(sql: Sql, kept: KeptSizes | undefined) {
+  const keys: string[] = [];
+  const sizes: (number | null)[] = [];
+  /** 1 where the size is known (postgres.js sends no boolean arrays). */
+  const known: number[] = [];
+  const absent: string[] = [];
+  for (const [key, bytes] of kept?.sizes ?? []) {
+    if (bytes === null) absent.push(key);
+    else {
+      keys.push(key);
+      sizes.push(bytes ?? null);
+      known.push(bytes === undefined ? 0 : 1);
+    }
+  }
+  const bucket = kept?.bucket ?? '';
+  return {
+    scope: kept === undefined ? null : bucketScope(kept.bucket),
+    writes: sql`
+      stored AS (
+        INSERT INTO storage_objects (bucket, object_key, bytes, size_known)
+        SELECT ${bucket}, object_key, bytes, size_known = 1
+        FROM unnest(${keys}::text[], ${sizes}::bigint[], ${known}::int[])
+          AS written (object_key, bytes, size_known)
+        WHERE EXISTS (SELECT 1 FROM listed)
+        ON CONFLICT (bucket, object_key) DO UPDATE
+          SET bytes = EXCLUDED.bytes, size_known = EXCLUDED.size_known
+      ),
+      absent AS (
+        DELETE FROM storage_objects
+        WHERE bucket = ${bucket} AND object_key = ANY(${absent}::text[]) AND EXISTS (SELECT 1 FROM listed)
+      )`,
+  };
+}
+
 export type Reservation =
-  /** `id` is null when none of the scopes is counted (nothing to hold). */
-  | { readonly outcome: 'held'; readonly id: string | null; readonly scopes: readonly UsageScope[] }
-  /** The scopes whose quota the upload would exceed. */
-  | { readonly outcome: 'over'; readonly exceeded: readonly UsageScope[] }
+  /**
+   * `id` is null when none of the scopes is counted (nothing to hold). `replaced`: the size of the
+   * object the write replaces (null: none), read under its hold when the write names its object and
+   * the bucket's sizes are all known; undefined otherwise (the store is to be asked).
+   */
+  | {
+      readonly outcome: 'held';
+      readonly id: string | null;
+      readonly scopes: readonly UsageScope[];
+      readonly replaced?: number | null;
+    }
+  /**
+   * The scopes whose quota the upload would exceed; `exact` when the room asked was net of what
+   * the write replaces (read from the sizes kept), so the write does not fit however it is sent.
+   */
+  | { readonly outcome: 'over'; readonly exceeded: readonly UsageScope[]; readonly exact: boolean }
   /** Another write holds the key. */
   | { readonly outcome: 'busy' };
 
@@ -135,6 +213,11 @@ export class StorageUsageStore {
    * nothing: 'over' names the scopes whose quota it would exceed, 'busy' says another write
    * holds the key. Counted against each quota: stored, reserved and part bytes plus the room asked.
    * `id` is the reservation's, chosen by the caller so it knows it before the database answers.
+   *
+   * With `object` (the object the write replaces) in a bucket whose sizes are all known, the size
+   * of that object is read in the same statement, as it is once every write before it settled
+   * (the upsert reads the latest row, not the statement's snapshot), and the room asked is what
+   * `change` adds beyond it: an overwrite asks only for what it adds.
    */
   async reserve(
     instanceId: string,
@@ -142,11 +225,18 @@ export class StorageUsageStore {
     change: StorageChange,
     heldKey: string | null = null,
     id: string = newId(),
+    object?: ObjectRef,
   ): Promise<Reservation> {
-    const { bytes, objects } = roomOf(change);
     const scopes = quotas.map((quota) => quota.scope);
+    const objectScope = object === undefined ? null : bucketScope(object.bucket);
     const [row] = await this.#sql<
-      { over: UsageScope[] | null; held: UsageScope[] | null; counted: number }[]
+      {
+        over: UsageScope[] | null;
+        held: UsageScope[] | null;
+        counted: number;
+        known: boolean;
+        replaced: bigint | null;
+      }[]
     >`
       WITH wanted AS (
         SELECT * FROM unnest(
@@ -157,14 +247,27 @@ export class StorageUsageStore {
       ),
       locked AS (
         SELECT scope, stored_bytes + reserved_bytes + part_bytes AS bytes,
-               stored_objects + reserved_objects AS objects
+               stored_objects + reserved_objects AS objects, objects_listed
         FROM storage_usage WHERE scope = ANY(${scopes}::text[])
         ORDER BY scope FOR UPDATE
       ),
+      touched AS (
+        INSERT INTO storage_objects AS kept (bucket, object_key, bytes)
+        SELECT ${object?.bucket ?? ''}, ${object?.key ?? ''}, NULL FROM locked
+        WHERE locked.scope = ${objectScope}::text AND locked.objects_listed
+        ON CONFLICT (bucket, object_key) DO UPDATE SET bytes = kept.bytes
+        RETURNING kept.bytes, kept.size_known
+      ),
+      asked AS (
+        SELECT coalesce(bool_and(touched.size_known), false) AS known, max(touched.bytes) AS replaced,
+               greatest(0, ${change.bytes}::bigint - coalesce(max(touched.bytes), 0)) AS bytes,
+               greatest(0, ${change.objects}::bigint - count(touched.bytes)) AS objects
+        FROM touched
+      ),
       over AS (
-        SELECT scope FROM locked JOIN wanted USING (scope)
-        WHERE (max_bytes IS NOT NULL AND ${bytes}::bigint > 0 AND bytes + ${bytes} > max_bytes)
-           OR (max_objects IS NOT NULL AND ${objects}::bigint > 0 AND objects + ${objects} > max_objects)
+        SELECT scope FROM locked JOIN wanted USING (scope) CROSS JOIN asked
+        WHERE (max_bytes IS NOT NULL AND asked.bytes > 0 AND locked.bytes + asked.bytes > max_bytes)
+           OR (max_objects IS NOT NULL AND asked.objects > 0 AND locked.objects + asked.objects > max_objects)
       ),
       registered AS (
         INSERT INTO gateway_instances (id) SELECT ${instanceId}::uuid
@@ -173,27 +276,45 @@ export class StorageUsageStore {
       ),
       held AS (
         INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
-        SELECT ${id}::uuid, ${instanceId}::uuid, array_agg(scope ORDER BY scope), ${bytes}, ${objects}, ${heldKey}
+        SELECT ${id}::uuid, ${instanceId}::uuid, array_agg(scope ORDER BY scope),
+               (SELECT bytes FROM asked), (SELECT objects FROM asked), ${heldKey}
         FROM locked WHERE NOT EXISTS (SELECT 1 FROM over)
         HAVING count(*) > 0
         ON CONFLICT (held_key) DO NOTHING
-        RETURNING scopes
+        RETURNING scopes, bytes, objects
       ),
       raised AS (
         UPDATE storage_usage SET
-          reserved_bytes = reserved_bytes + ${bytes},
-          reserved_objects = reserved_objects + ${objects}
-        WHERE scope IN (SELECT unnest(scopes) FROM held)
-        RETURNING scope
+          reserved_bytes = reserved_bytes + held.bytes,
+          reserved_objects = reserved_objects + held.objects
+        FROM held
+        WHERE storage_usage.scope = ANY(held.scopes)
+        RETURNING storage_usage.scope
       )
       SELECT
         (SELECT array_agg(scope ORDER BY scope) FROM over) AS over,
         (SELECT array_agg(scope ORDER BY scope) FROM raised) AS held,
-        (SELECT count(*)::int FROM locked) AS counted`;
-    if (row?.over != null) return { outcome: 'over', exceeded: row.over };
+        (SELECT count(*)::int FROM locked) AS counted,
+        (SELECT known FROM asked) AS known,
+        (SELECT replaced FROM asked) AS replaced`;
+    const replaced = row?.known === true ? countOf(row.replaced) : undefined;
+    if (row?.over != null) {
+      // The statement marked the absent key it read; a refused write leaves no mark behind.
+      if (object !== undefined && replaced === null) await this.#forgetAbsent(object);
+      return { outcome: 'over', exceeded: row.over, exact: replaced !== undefined };
+    }
     if ((row?.counted ?? 0) === 0) return { outcome: 'held', id: null, scopes: [] };
     if (row?.held == null) return { outcome: 'busy' };
-    return { outcome: 'held', id, scopes: row.held };
+    return replaced === undefined
+      ? { outcome: 'held', id, scopes: row.held }
+      : { outcome: 'held', id, scopes: row.held, replaced };
+  }
+
+  /** Drops the row of a key under which the store holds no object (always safe: it counts as absent). */
+  async #forgetAbsent(object: ObjectRef): Promise<void> {
+    await this.#sql`
+      DELETE FROM storage_objects
+      WHERE bucket = ${object.bucket} AND object_key = ${object.key} AND bytes IS NULL AND size_known`;
   }
 
   /**
@@ -288,17 +409,21 @@ export class StorageUsageStore {
   /**
    * After the store's answer: drops the reservations `ids` and adds `change` to what their scopes
    * hold (NO_CHANGE when the store stored nothing), once: reservations already gone (settled, or
-   * released with an instance that was forgotten) change nothing. Whether they were still there.
+   * released with an instance that was forgotten) change nothing. `kept`: what the keys of the
+   * write hold now, kept while the bucket's sizes are all known. Whether the reservations were
+   * still there.
    */
-  async settle(ids: string | readonly string[], change: StorageChange): Promise<boolean> {
+  async settle(ids: string | readonly string[], change: StorageChange, kept?: KeptSizes): Promise<boolean> {
     const list = typeof ids === 'string' ? [ids] : [...ids];
     if (list.length === 0) return false;
+    const sizes = keptSizes(this.#sql, kept);
     const [row] = await this.#sql<{ released: number }[]>`
       WITH target AS (
         SELECT DISTINCT unnest(scopes) AS scope FROM storage_reservations WHERE id = ANY(${list}::uuid[])
       ),
       locked AS (
-        SELECT scope FROM storage_usage WHERE scope IN (SELECT scope FROM target) ORDER BY scope FOR UPDATE
+        SELECT scope, objects_listed FROM storage_usage
+        WHERE scope IN (SELECT scope FROM target) ORDER BY scope FOR UPDATE
       ),
       released AS (
         DELETE FROM storage_reservations
@@ -310,6 +435,11 @@ export class StorageUsageStore {
                coalesce(sum(objects), 0)::bigint AS objects
         FROM released
       ),
+      listed AS (
+        SELECT 1 FROM locked, totals
+        WHERE locked.scope = ${sizes.scope}::text AND locked.objects_listed AND totals.released > 0
+      ),
+      ${sizes.writes},
       changed AS (
         UPDATE storage_usage SET
           reserved_bytes = greatest(0, reserved_bytes - totals.bytes),
@@ -325,14 +455,20 @@ export class StorageUsageStore {
 
   /**
    * Adds `change` to the scopes without a reservation: for writes the storage endpoint does not
-   * make (the control plane's object deletion).
+   * make (the control plane's object deletion). `kept`: what the keys written hold now.
    */
-  async adjust(scopes: readonly UsageScope[], change: StorageChange): Promise<void> {
+  async adjust(scopes: readonly UsageScope[], change: StorageChange, kept?: KeptSizes): Promise<void> {
     if (scopes.length === 0) return;
+    const sizes = keptSizes(this.#sql, kept);
     await this.#sql`
       WITH locked AS (
-        SELECT scope FROM storage_usage WHERE scope = ANY(${scopes}::text[]) ORDER BY scope FOR UPDATE
-      )
+        SELECT scope, objects_listed FROM storage_usage
+        WHERE scope = ANY(${scopes}::text[]) ORDER BY scope FOR UPDATE
+      ),
+      listed AS (
+        SELECT 1 FROM locked WHERE locked.scope = ${sizes.scope}::text AND locked.objects_listed
+      ),
+      ${sizes.writes}
       UPDATE storage_usage SET
         stored_bytes = greatest(0, stored_bytes + ${change.bytes}),
         stored_objects = greatest(0, stored_objects + ${change.objects})
@@ -507,12 +643,15 @@ export class StorageUsageStore {
         await sql`DELETE FROM storage_upload_parts WHERE bucket = ${bucket}`;
         partBytes = 0;
       }
+      const listed = count.sizes !== undefined;
+      await replaceSizes(sql, bucket, count.sizes);
       await sql`
-        INSERT INTO storage_usage (scope, organisation_id, bucket, stored_bytes, stored_objects, part_bytes, counted_at)
-        VALUES (${own}, ${organisationId}, ${bucket}, ${count.bytes}, ${count.objects}, ${partBytes}, now())
+        INSERT INTO storage_usage
+          (scope, organisation_id, bucket, stored_bytes, stored_objects, part_bytes, counted_at, objects_listed)
+        VALUES (${own}, ${organisationId}, ${bucket}, ${count.bytes}, ${count.objects}, ${partBytes}, now(), ${listed})
         ON CONFLICT (scope) DO UPDATE SET
           stored_bytes = EXCLUDED.stored_bytes, stored_objects = EXCLUDED.stored_objects,
-          part_bytes = EXCLUDED.part_bytes, counted_at = now()`;
+          part_bytes = EXCLUDED.part_bytes, counted_at = now(), objects_listed = EXCLUDED.objects_listed`;
       const bytes = count.bytes - (countOf(previous?.stored_bytes ?? null) ?? 0);
       const objects = count.objects - (countOf(previous?.stored_objects ?? null) ?? 0);
       const parts = partBytes - (countOf(previous?.part_bytes ?? null) ?? 0);
@@ -531,8 +670,8 @@ export class StorageUsageStore {
   /** A bucket counted from its creation (empty), when its organisation's usage is counted. */
   async startEmptyBucket(organisationId: string, bucket: string, tx?: Sql): Promise<void> {
     await (tx ?? this.#sql)`
-      INSERT INTO storage_usage (scope, organisation_id, bucket)
-      SELECT ${bucketScope(bucket)}, ${organisationId}, ${bucket}
+      INSERT INTO storage_usage (scope, organisation_id, bucket, objects_listed)
+      SELECT ${bucketScope(bucket)}, ${organisationId}, ${bucket}, true
       WHERE EXISTS (SELECT 1 FROM storage_usage WHERE scope = ${organisationScope(organisationId)})
       ON CONFLICT (scope) DO NOTHING`;
   }
@@ -577,6 +716,7 @@ export class StorageUsageStore {
     const buckets = scopes.filter((scope) => scope.startsWith('bucket:')).map((scope) => scope.slice(7));
     const sql = tx ?? this.#sql;
     await sql`DELETE FROM storage_usage WHERE scope = ANY(${scopes}::text[])`;
+    await sql`DELETE FROM storage_objects WHERE bucket = ANY(${buckets}::text[])`;
     await sql`DELETE FROM storage_uploads WHERE bucket = ANY(${buckets}::text[])`;
     await sql`DELETE FROM storage_upload_parts WHERE bucket = ANY(${buckets}::text[])`;
   }
@@ -608,6 +748,27 @@ async function replaceUploads(sql: Sql, bucket: string, uploads: readonly Counte
       ON CONFLICT DO NOTHING`;
   }
   return parts.reduce((sum, part) => sum + part.bytes, 0);
+}
+
+/** Rows written at once when a listing replaces a bucket's sizes. */
+const SIZES_PER_STATEMENT = 10_000;
+
+/** Replaces the sizes kept of the bucket's objects by those listed (none kept without a listing). */
+async function replaceSizes(
+  sql: Sql,
+  bucket: string,
+  sizes: ReadonlyMap<string, number> | undefined,
+): Promise<void> {
+  await sql`DELETE FROM storage_objects WHERE bucket = ${bucket}`;
+  const entries = [...(sizes ?? [])];
+  for (let start = 0; start < entries.length; start += SIZES_PER_STATEMENT) {
+    const slice = entries.slice(start, start + SIZES_PER_STATEMENT);
+    await sql`
+      INSERT INTO storage_objects (bucket, object_key, bytes)
+      SELECT ${bucket}, object_key, bytes
+      FROM unnest(${slice.map(([key]) => key)}::text[], ${slice.map(([, bytes]) => bytes)}::bigint[])
+        AS listed (object_key, bytes)`;
+  }
 }
 
 /** Sets the room reserved in `scopes` (rows locked by the caller) to what the reservations hold. */

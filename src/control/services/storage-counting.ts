@@ -27,23 +27,25 @@ const PAGE = 1000;
 const CONCURRENT_LOOKUPS = 8;
 
 /**
- * Bytes and objects the store holds in `bucket` now, from a listing of it, and the multipart
- * uploads under way with their parts (when the store lists them).
+ * Bytes and objects the store holds in `bucket` now, from a listing of it, with each object's size
+ * (the storage endpoint reads what a write replaces from them), and the multipart uploads under way
+ * with their parts (when the store lists them).
  */
 export async function countBucket(backend: ObjectStoreBackend, bucket: string): Promise<BucketCount> {
   let bytes = 0;
-  let objects = 0;
+  const sizes = new Map<string, number>();
   let cursor: string | undefined;
   do {
     const page = await backend.listObjects(bucket, { limit: PAGE, cursor });
     for (const object of page.objects) {
       bytes += object.size;
-      objects += 1;
+      sizes.set(object.key, object.size);
     }
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
   const uploads = await backend.listUploads(bucket);
-  return uploads === null ? { bytes, objects } : { bytes, objects, uploads };
+  const count = { bytes, objects: sizes.size, sizes };
+  return uploads === null ? count : { ...count, uploads };
 }
 
 /** What a quota change does to the counting, to record in the transaction that changes the quota. */
@@ -130,14 +132,17 @@ export class StorageCounting {
     await Promise.all(Array.from({ length: Math.min(CONCURRENT_LOOKUPS, keys.length) }, lookUp));
     const results = await remove();
     const change = { bytes: 0, objects: 0 };
+    const gone = new Map<string, null>();
     for (const result of results) {
       const size = sizes.get(result.key);
       if (!result.deleted || size === null || size === undefined) continue;
       change.bytes -= size;
       change.objects -= 1;
+      gone.set(result.key, null);
     }
     const scopes = [bucketScope(bucket.name), organisationScope(bucket.organisationId)];
-    if (change.objects !== 0) await this.#store.storageUsage.adjust(scopes, change);
+    if (change.objects !== 0)
+      await this.#store.storageUsage.adjust(scopes, change, { bucket: bucket.name, sizes: gone });
     return results;
   }
 

@@ -12,9 +12,12 @@
  * uploads cannot both pass a check that only one of them fits, on any instance.
  *
  * What is stored is accounted from what the store holds once it answered: the size written, less
- * the size of the object it replaced, asked of the store with a HEAD while the write holds its key
- * (one counted write per key at a time, on every instance: what a write replaces is then exact);
- * a deletion subtracts what is gone. The parts of a multipart upload count from the moment the
+ * the size of the object it replaced, read while the write holds its key (one counted write per key
+ * at a time, on every instance: what a write replaces is then exact); a deletion subtracts what is
+ * gone. The gateway keeps the size of every object of a counted bucket (store/storage-usage.ts,
+ * complete from the listing that started the count), so an upload or a deletion reads what it
+ * replaces in the statement that reserves its room; for a bucket counted before it kept them, or a
+ * key whose write went unanswered, the store is asked with a HEAD. The parts of a multipart upload count from the moment the
  * store holds them until the upload completes (they become the object) or is aborted
  * (store/storage-uploads.ts). The quota counts current objects: a write naming a version id is
  * refused by the classification (operations.ts), a deletion of a version is counted by what the
@@ -29,8 +32,10 @@ import type { Logger } from '../../observability/logger.js';
 import { newId } from '../../security/ids.js';
 import {
   bucketScope,
+  keptOf,
   NO_CHANGE,
   organisationScope,
+  type ObjectRef,
   type ScopeQuota,
   type StorageChange,
   type StorageUsageStore,
@@ -105,9 +110,18 @@ const succeeded = (status: number): boolean => status < 300;
 /** A request to a bucket counted under a quota. */
 type Counted = InBucket<Planned>;
 
-/** Room held for a write in flight: its reservation (null: the bucket is not counted after all). */
+/**
+ * Room held for a write in flight: its reservation (null: the bucket is not counted after all),
+ * and the size of the object the write replaces when the sizes kept of the bucket tell it (null:
+ * none; undefined: the store is to be asked).
+ */
 interface Held {
   readonly id: string | null;
+  readonly replaced?: number | null;
+}
+
+function objectOf(stage: Counted): ObjectRef {
+  return { bucket: stage.bucket, key: stage.key };
 }
 
 export class StorageQuotas {
@@ -212,29 +226,38 @@ export class StorageQuotas {
     const quotas = this.quotasOf(stage);
     if (quotas.length === 0 || !isInBucket(stage)) return send();
     const upload = uploadOf(stage);
+    const object = objectOf(stage);
     let held: Held = { id: null };
     let previous: number | null = null;
-    let change: StorageChange | null = null;
+    let assembled: number | null = null;
     await this.#holding(
       () => held,
+      object,
       () =>
         send({
           admit: async (size) => {
-            held = await this.#holdKey(stage, quotas, objectKey(upload.bucket, stage.key));
+            held = await this.#holdKey(stage, quotas, objectKey(upload.bucket, stage.key), object);
             if (held.id === null) return;
-            previous = await this.#sizeOf(stage);
+            previous = held.replaced !== undefined ? held.replaced : await this.#sizeOf(stage);
             // Without the store's list of parts, the size is known only once the object exists.
             if (size === null) return;
-            change = replacing(size, previous);
+            assembled = size;
+            const change = replacing(size, previous);
             const counted = await this.#uploads.partBytes(upload);
             await this.#grow(stage, held.id, quotas, { ...change, bytes: change.bytes - counted });
           },
           beforeAnswer: async (completed) => {
             const id = held.id;
             if (id === null) return;
-            if (!completed) return this.#record(stage, id, () => this.#usage.settle(id, NO_CHANGE));
-            const assembled = change ?? (await this.#assembled(stage, previous));
-            return this.#record(stage, id, () => this.#uploads.settleCompletion(id, upload, assembled));
+            if (!completed)
+              return this.#record(stage, id, () =>
+                this.#usage.settle(id, NO_CHANGE, keptOf(object, previous)),
+              );
+            // Not told: left to the next count of the bucket rather than counted as a deletion.
+            const size = assembled ?? (await this.#sizeOf(stage).catch(() => null));
+            const change = size === null ? NO_CHANGE : replacing(size, previous);
+            const kept = keptOf(object, size ?? undefined);
+            return this.#record(stage, id, () => this.#uploads.settleCompletion(id, upload, change, kept));
           },
         }),
     );
@@ -252,7 +275,8 @@ export class StorageQuotas {
         keys.map((key) => objectKey(stage.bucket, key)),
       );
       return {
-        settle: (freed) => this.#record(stage, ids, () => this.#usage.settle(ids, freed)),
+        settle: (freed, sizes) =>
+          this.#record(stage, ids, () => this.#usage.settle(ids, freed, { bucket: stage.bucket, sizes })),
       };
     };
     await send(new CountedDeletions(this.#upstream, stage.bucket, hold));
@@ -266,20 +290,28 @@ export class StorageQuotas {
     send: SendWrite,
   ): Promise<void> {
     const key = objectKey(stage.bucket, stage.key);
-    const reserved = await this.#reserve(stage, quotas, { bytes: length, objects: 1 }, key);
-    // As a new object it does not fit; replacing one it may (an overwrite, a copy onto itself).
-    const fitsAsNew = 'id' in reserved;
-    const held = fitsAsNew ? reserved : await this.#holdKey(stage, quotas, key);
+    const object = objectOf(stage);
+    const reserved = await this.#reserve(stage, quotas, { bytes: length, objects: 1 }, key, object);
+    // Net of what it replaces (the sizes kept told it), it does not fit.
+    if ('exceeded' in reserved && reserved.exact) this.#refuse(stage, reserved.exceeded);
+    // Otherwise, as a new object it does not fit; replacing one it may (an overwrite, a copy onto itself).
+    const fitsAsReserved = 'id' in reserved;
+    const held = fitsAsReserved ? reserved : await this.#holdKey(stage, quotas, key, object);
     const id = held.id;
     if (id === null) return send();
-    let change: StorageChange = NO_CHANGE;
     await this.#holding(
       () => held,
+      object,
       async () => {
-        change = replacing(length, await this.#sizeOf(stage));
-        if (!fitsAsNew) await this.#grow(stage, id, quotas, change);
+        const replaced = held.replaced !== undefined ? held.replaced : await this.#sizeOf(stage);
+        const change = replacing(length, replaced);
+        if (!fitsAsReserved) await this.#grow(stage, id, quotas, change);
         await send((status) =>
-          this.#record(stage, id, () => this.#usage.settle(id, succeeded(status) ? change : NO_CHANGE)),
+          this.#record(stage, id, () =>
+            succeeded(status)
+              ? this.#usage.settle(id, change, keptOf(object, length))
+              : this.#usage.settle(id, NO_CHANGE, keptOf(object, replaced)),
+          ),
         );
       },
     );
@@ -302,6 +334,7 @@ export class StorageQuotas {
     const part = { ...upload, key: stage.key, partNumber: Number(partNumber), bytes: length };
     await this.#holding(
       () => held,
+      null,
       async () => {
         if (!fitsBeside) {
           const replaced = Number.isSafeInteger(part.partNumber)
@@ -343,21 +376,23 @@ export class StorageQuotas {
 
   /** DeleteObject: what is gone is what the key held before less what it holds after. */
   async #deletion(stage: Counted, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
-    const scopes = quotas.map((quota) => quota.scope);
-    const ids = await this.#holdKeys(stage, scopes, [objectKey(stage.bucket, stage.key)]);
-    const held = { id: ids[0] ?? null };
+    const object = objectOf(stage);
+    const held = await this.#holdKey(stage, quotas, objectKey(stage.bucket, stage.key), object);
+    const id = held.id;
+    if (id === null) return send();
     await this.#holding(
       () => held,
+      object,
       async () => {
-        const before = await this.#sizeOf(stage);
+        const before = held.replaced !== undefined ? held.replaced : await this.#sizeOf(stage);
         const version = queryValue(stage.query, 'versionId') !== undefined;
         await send((status) =>
-          this.#record(stage, ids, async () => {
-            let change = NO_CHANGE;
-            // Deleting a version may leave an older one current; deleting the key leaves nothing.
-            if (succeeded(status) && before !== null)
-              change = replacing(version ? await this.#sizeOf(stage) : null, before);
-            return this.#usage.settle(ids, change);
+          this.#record(stage, id, async () => {
+            if (!succeeded(status)) return this.#usage.settle(id, NO_CHANGE, keptOf(object, before));
+            // Deleting a version may leave another current (an older one, or one a deleted marker
+            // hid); deleting the key leaves nothing.
+            const after = version ? await this.#sizeOf(stage) : null;
+            return this.#usage.settle(id, replacing(after, before), keptOf(object, after));
           }),
         );
       },
@@ -366,15 +401,18 @@ export class StorageQuotas {
 
   /**
    * Runs `write` with the room `held()` holds; a reservation it leaves unsettled (no answer from
-   * the store, a refusal, a client gone) is released after it.
+   * the store, a refusal, a client gone) is released after it, and what `object` (when the write
+   * goes to one) holds is no longer known: the next write to it asks the store.
    */
-  async #holding(held: () => Held, write: () => Promise<void>): Promise<void> {
+  async #holding(held: () => Held, object: ObjectRef | null, write: () => Promise<void>): Promise<void> {
     try {
       await write();
     } finally {
       const id = held().id;
-      if (id !== null && this.#inFlight.has(id))
-        await this.#record(null, id, () => this.#usage.settle(id, NO_CHANGE));
+      if (id !== null && this.#inFlight.has(id)) {
+        const kept = object === null ? undefined : keptOf(object, undefined);
+        await this.#record(null, id, () => this.#usage.settle(id, NO_CHANGE, kept));
+      }
     }
   }
 
@@ -387,26 +425,38 @@ export class StorageQuotas {
     quotas: readonly ScopeQuota[],
     change: StorageChange,
     key: string,
-  ): Promise<Held | { exceeded: readonly UsageScope[] }> {
+    object?: ObjectRef,
+  ): Promise<Held | { exceeded: readonly UsageScope[]; exact: boolean }> {
     const deadline = performance.now() + this.#keyWaitMs;
     const id = newId();
     this.#track([id], await this.#turnsAt(stage, [key], deadline));
     try {
       const reservation = await this.#waitForKey(stage, deadline, () =>
-        this.#usage.reserve(this.#instanceId, quotas, change, key, id),
+        this.#usage.reserve(this.#instanceId, quotas, change, key, id, object),
       );
-      if (reservation.outcome === 'held' && reservation.id !== null) return { id };
+      if (reservation.outcome === 'held' && reservation.id !== null)
+        return reservation.replaced === undefined ? { id } : { id, replaced: reservation.replaced };
       this.#untrack([id]);
-      return reservation.outcome === 'over' ? { exceeded: reservation.exceeded } : { id: null };
+      return reservation.outcome === 'over'
+        ? { exceeded: reservation.exceeded, exact: reservation.exact }
+        : { id: null };
     } catch (error) {
       this.#untrack([id]);
       throw error;
     }
   }
 
-  /** Holds `key` with no room reserved (room is added by #grow once the write knows it). */
-  async #holdKey(stage: Planned, quotas: readonly ScopeQuota[], key: string): Promise<Held> {
-    const held = await this.#reserve(stage, quotas, NO_CHANGE, key);
+  /**
+   * Holds `key` with no room reserved (room is added by #grow once the write knows it), with what
+   * `object` holds when the sizes kept tell it.
+   */
+  async #holdKey(
+    stage: Planned,
+    quotas: readonly ScopeQuota[],
+    key: string,
+    object?: ObjectRef,
+  ): Promise<Held> {
+    const held = await this.#reserve(stage, quotas, NO_CHANGE, key, object);
     // No room asked, no quota exceeded.
     return 'id' in held ? held : { id: null };
   }
@@ -505,13 +555,6 @@ export class StorageQuotas {
       customerKeyHeaders(stage.headers, 'object'),
     );
     return objectSize(answer);
-  }
-
-  /** What a completion whose size was unknown changed: the new object's size, from a HEAD of it. */
-  async #assembled(stage: Counted, previous: number | null): Promise<StorageChange> {
-    const size = await this.#sizeOf(stage).catch(() => null);
-    // Not told: left to the next count of the bucket rather than counted as a deletion.
-    return size === null ? NO_CHANGE : replacing(size, previous);
   }
 
   /**

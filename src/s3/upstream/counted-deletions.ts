@@ -14,9 +14,19 @@ import { Upstream, type Forwarded } from './upstream.js';
 /** HEADs in flight at once for one DeleteObjects (which names up to 1,000 keys). */
 const CONCURRENT_HEADS = 8;
 
-/** Keys held for a deletion; `settle` records what it freed and lets them go. It must not reject. */
+/**
+ * Keys held for a deletion; `settle` records what it freed and what the keys it changed hold now
+ * (null: nothing; undefined: not known), and lets them go. It must not reject.
+ */
 export interface KeyHold {
-  settle(freed: StorageChange): Promise<void>;
+  settle(freed: StorageChange, sizes: ReadonlyMap<string, number | null | undefined>): Promise<void>;
+}
+
+const NOTHING_CHANGED: ReadonlyMap<string, number | null> = new Map();
+
+/** Each of `keys`, held by what the store was not heard to do. */
+function unknownSizes(keys: readonly string[]): Map<string, undefined> {
+  return new Map(keys.map((key) => [key, undefined]));
 }
 
 export class CountedDeletions extends Upstream {
@@ -41,7 +51,7 @@ export class CountedDeletions extends Upstream {
         ...forwarded,
         beforeAnswer: async (status) => {
           settled = true;
-          if (status >= 300 || present.length === 0) return hold.settle(NO_CHANGE);
+          if (status >= 300 || present.length === 0) return hold.settle(NO_CHANGE, NOTHING_CHANGED);
           let after: Map<string, number | null>;
           try {
             after = await this.#sizes(exchange, present);
@@ -51,7 +61,7 @@ export class CountedDeletions extends Upstream {
               { err: error, requestId: exchange.id },
               'could not tell what DeleteObjects freed',
             );
-            return hold.settle(NO_CHANGE);
+            return hold.settle(NO_CHANGE, unknownSizes(present));
           }
           const freed = { bytes: 0, objects: 0 };
           for (const key of present) {
@@ -59,11 +69,12 @@ export class CountedDeletions extends Upstream {
             freed.bytes += (now ?? 0) - (before.get(key) ?? 0);
             freed.objects += now === null ? -1 : 0;
           }
-          return hold.settle(freed);
+          return hold.settle(freed, after);
         },
       });
     } finally {
-      if (!settled) await hold.settle(NO_CHANGE);
+      // The store may have deleted some of them before its answer was lost.
+      if (!settled) await hold.settle(NO_CHANGE, unknownSizes(keys));
     }
   }
 

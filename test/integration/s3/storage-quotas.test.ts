@@ -39,6 +39,12 @@ import {
 } from '../../support/s3/raw-requests.js';
 import { addOrganisation, ControlClient, login } from '../../support/control-plane.js';
 import { expectInvalidFields, expectProblem } from '../../support/problems.js';
+import {
+  bucketWithQuota as bucketWithQuotaOf,
+  held,
+  usageOf as usageReported,
+  type Stored,
+} from '../../support/storage-usage.js';
 
 /**
  * Storage quotas from end to end: set through the control plane, enforced by the storage endpoint
@@ -67,42 +73,12 @@ afterAll(async () => {
 });
 
 async function bucketWithQuota(name: string, quota: { maxBytes?: number; maxObjects?: number }) {
-  expect((await admin.post('/v1/buckets', { name })).status).toBe(201);
-  const set = await admin.patch(`/v1/buckets/${name}`, { quota });
-  expect(set.status, set.text).toBe(200);
-  expect(set.body.quota).toEqual({ maxBytes: quota.maxBytes ?? null, maxObjects: quota.maxObjects ?? null });
-}
-
-interface Stored {
-  storedBytes: number;
-  storedObjects: number;
-  reservedBytes: number;
-  reservedObjects: number;
-  partBytes: number;
+  await bucketWithQuotaOf(admin, name, quota);
 }
 
 /** The bucket's counted usage from GET /v1/organisation/usage. */
-async function usageOf(bucket: string, client = admin): Promise<Stored | undefined> {
-  const report = await client.get('/v1/organisation/usage');
-  expect(report.status, report.text).toBe(200);
-  const entry = (report.body.storage.buckets as { bucket: string; usage?: Stored }[]).find(
-    (item) => item.bucket === bucket,
-  );
-  const usage = entry?.usage;
-  return usage === undefined
-    ? undefined
-    : {
-        storedBytes: usage.storedBytes,
-        storedObjects: usage.storedObjects,
-        reservedBytes: usage.reservedBytes,
-        reservedObjects: usage.reservedObjects,
-        partBytes: usage.partBytes,
-      };
-}
-
-/** Usage holding `bytes` in `objects` and `partBytes` in parts of uploads under way, nothing reserved. */
-function held(bytes: number, objects: number, partBytes = 0): Stored {
-  return { storedBytes: bytes, storedObjects: objects, reservedBytes: 0, reservedObjects: 0, partBytes };
+function usageOf(bucket: string, client = admin): Promise<Stored | undefined> {
+  return usageReported(client, bucket);
 }
 
 const silentLogger = createLogger('silent');

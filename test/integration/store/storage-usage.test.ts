@@ -11,6 +11,7 @@ import {
   type Reservation,
   type ScopeQuota,
 } from '../../../src/store/storage-usage.js';
+import { keptOf } from '../../../src/store/storage-usage.js';
 import { createTestDatabase, realPostgresFor, type TestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -68,7 +69,7 @@ describe.runIf(postgres)('storage usage shared by two instances', () => {
     );
     expect(held).toHaveLength(3);
     for (const refused of reservations.filter((reservation) => reservation.outcome !== 'held')) {
-      expect(refused).toEqual({ outcome: 'over', exceeded: [bucketScope('race')] });
+      expect(refused).toEqual({ outcome: 'over', exceeded: [bucketScope('race')], exact: false });
     }
     // The uploads complete: what they reserved is now stored, in the bucket and its organisation.
     await Promise.all(held.map((id) => stores[0]?.settle(id, { bytes: 300, objects: 1 })));
@@ -146,7 +147,8 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
     second = database.connect(10);
     await runMigrations(first.sql);
     await first.sql`INSERT INTO organisations (id, name) VALUES (${organisationId}, 'held-org')`;
-    await first.sql`INSERT INTO buckets (name, organisation_id) VALUES (${bucket}, ${organisationId})`;
+    for (const name of [bucket, 'sizes'])
+      await first.sql`INSERT INTO buckets (name, organisation_id) VALUES (${name}, ${organisationId})`;
     await new StorageUsageStore(first.sql).recordBucketCount(organisationId, bucket, {
       bytes: 0,
       objects: 0,
@@ -279,5 +281,69 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
       bucketRow?.storedBytes,
       bucketRow?.storedObjects,
     ]);
+  });
+
+  it('reads what a write replaces from the sizes kept, under its hold, and forgets a size it was not told', async () => {
+    const usage = new StorageUsageStore(first.counters);
+    const other = new StorageUsageStore(second.counters);
+    const instance = newId();
+    await usage.recordBucketCount(organisationId, 'sizes', {
+      bytes: 700,
+      objects: 1,
+      sizes: new Map([['a.bin', 700]]),
+    });
+    const sizes = [{ scope: bucketScope('sizes'), maxBytes: 1000, maxObjects: 2 }];
+    const a = { bucket: 'sizes', key: 'a.bin' };
+    const b = { bucket: 'sizes', key: 'b.bin' };
+    const write = (store: StorageUsageStore, object: typeof a, bytes: number) =>
+      store.reserve(instance, sizes, { bytes, objects: 1 }, `object:sizes/${object.key}`, newId(), object);
+
+    // 900 over the 700 there: room for the 200 it adds, held with the key on every instance.
+    const overwrite = await write(usage, a, 900);
+    expect(overwrite).toMatchObject({ outcome: 'held', replaced: 700 });
+    expect(await write(other, a, 10)).toEqual({ outcome: 'busy' });
+    const reserved = async () =>
+      (await usage.figures(organisationId)).find((row) => row.scope === bucketScope('sizes'));
+    expect(await reserved()).toMatchObject({ storedBytes: 700, reservedBytes: 200, reservedObjects: 0 });
+    if (overwrite.outcome !== 'held' || overwrite.id === null) throw new Error('not held');
+    await usage.settle(overwrite.id, { bytes: 200, objects: 0 }, keptOf(a, 900));
+
+    // The other instance reads the size the first one left, once the key is free.
+    const again = await write(other, a, 1000);
+    expect(again).toMatchObject({ outcome: 'held', replaced: 900 });
+    if (again.outcome !== 'held' || again.id === null) throw new Error('not held');
+    // A new key needs room as a new object: 1000 stored and 100 asked do not fit, whatever is sent.
+    expect(await write(usage, b, 100)).toEqual({
+      outcome: 'over',
+      exceeded: [bucketScope('sizes')],
+      exact: true,
+    });
+    const [mark] =
+      await first.sql`SELECT count(*)::int AS rows FROM storage_objects WHERE object_key = 'b.bin'`;
+    expect(mark?.rows).toBe(0);
+
+    // The store's answer never came: what the key holds is not known until a write asks the store.
+    await other.settle(again.id, NO_CHANGE, keptOf(a, undefined));
+    const unanswered = await write(usage, a, 1);
+    expect(unanswered.outcome).toBe('held');
+    expect(unanswered).not.toHaveProperty('replaced');
+    if (unanswered.outcome !== 'held' || unanswered.id === null) throw new Error('not held');
+    await usage.settle(unanswered.id, { bytes: 1 - 1000, objects: 0 }, keptOf(a, 1));
+    expect(await write(usage, a, 1)).toMatchObject({ outcome: 'held', replaced: 1 });
+  });
+
+  it('tells nothing of what a write replaces in a bucket counted without a listing of its objects', async () => {
+    const usage = new StorageUsageStore(first.counters);
+    await usage.recordBucketCount(organisationId, 'sizes', { bytes: 0, objects: 0 });
+    const reservation = await usage.reserve(
+      newId(),
+      [{ scope: bucketScope('sizes'), maxBytes: null, maxObjects: null }],
+      { bytes: 5, objects: 1 },
+      'object:sizes/listed-not.bin',
+      newId(),
+      { bucket: 'sizes', key: 'listed-not.bin' },
+    );
+    expect(reservation.outcome).toBe('held');
+    expect(reservation).not.toHaveProperty('replaced');
   });
 });
