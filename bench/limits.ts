@@ -11,9 +11,9 @@
  * - `quota`: the same organisation's bucket under a storage quota.
  *
  * Every side is held to the target: the gateway's CPU per request at most 5% above `none`. An
- * upload under a quota asks the store for the size of the object it replaces and holds room and
- * its key in PostgreSQL (a HEAD and two statements, exact counting's price): it is held to the
- * target like the rest, and the report says how far it is from it.
+ * upload under a quota reserves room and holds its key in PostgreSQL, reading there the size of
+ * the object it replaces, then records what the store holds (two statements, exact counting's
+ * price): it is held to the target like the rest, and the report says how far it is from it.
  */
 import { randomBytes } from 'node:crypto';
 import { addOrganisation } from '../test/support/control-plane.js';
@@ -184,8 +184,8 @@ export async function runLimits(
       'every request passes two in-memory token buckets. Quota: a bucket of that organisation with a quota of 2^50 bytes.',
       `Medians of ${settings.rounds} round(s) of ${settings.loadSeconds} s (after ${settings.warmupSeconds} s of warm-up) per side, each round starting`,
       'one side later than the one before (the first run after a change measured more in trials).',
-      `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under a quota asks the store for the size`,
-      'of the object it replaces (HEAD), reserves room and holds its key, then records what the store holds, in PostgreSQL.',
+      `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under a quota reserves room and holds its key,`,
+      'reading the size of the object it replaces, then records what the store holds: two statements in PostgreSQL.',
     ],
     data: results.map(({ scenario, rounds }) => ({
       scenario,

@@ -363,28 +363,59 @@ export class StorageUsageStore {
 
   /**
    * Holds each of `keys` for a write that reserves no room (a deletion), all or none: null when
-   * another write holds one of them. The ids of the holds, to settle.
+   * another write holds one of them. The ids of the holds, to settle, and with `objects` (the
+   * objects the keys name, in a bucket whose sizes are all known) what each of them holds, read
+   * like `reserve` reads it.
    */
   async hold(
     instanceId: string,
     scopes: readonly UsageScope[],
     keys: readonly string[],
-  ): Promise<string[] | null> {
-    if (keys.length === 0) return [];
+    objects?: { readonly bucket: string; readonly keys: readonly string[] },
+  ): Promise<{ ids: string[]; sizes?: Map<string, number | null> } | null> {
+    if (keys.length === 0) return { ids: [] };
     const ids = keys.map(() => newId());
-    const rows = await this.#sql<{ id: string }[]>`
+    const wanted = [...(objects?.keys ?? [])].sort();
+    const [row] = await this.#sql<
+      { held: string[] | null; sizes: { key: string; bytes: number | null; known: boolean }[] | null }[]
+    >`
       WITH registered AS (
         INSERT INTO gateway_instances (id) VALUES (${instanceId}::uuid) ON CONFLICT (id) DO NOTHING
+      ),
+      listed AS (
+        SELECT 1 FROM storage_usage WHERE scope = ${bucketScope(objects?.bucket ?? '')} AND objects_listed
+      ),
+      touched AS (
+        INSERT INTO storage_objects AS kept (bucket, object_key, bytes)
+        SELECT ${objects?.bucket ?? ''}, object_key, NULL
+        FROM unnest(${wanted}::text[]) AS wanted (object_key)
+        WHERE EXISTS (SELECT 1 FROM listed)
+        ORDER BY object_key
+        ON CONFLICT (bucket, object_key) DO UPDATE SET bytes = kept.bytes
+        RETURNING kept.object_key, kept.bytes, kept.size_known
+      ),
+      held AS (
+        INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
+        SELECT id, ${instanceId}::uuid, ${[...scopes].sort()}::text[], 0, 0, held_key
+        FROM unnest(${ids}::uuid[], ${keys}::text[]) AS wanted (id, held_key)
+        -- After the rows of the objects are locked, in key order: two deletions wait, not deadlock.
+        WHERE (SELECT count(*) FROM touched) >= 0
+        ON CONFLICT (held_key) DO NOTHING
+        RETURNING id
       )
-      INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
-      SELECT id, ${instanceId}::uuid, ${[...scopes].sort()}::text[], 0, 0, held_key
-      FROM unnest(${ids}::uuid[], ${keys}::text[]) AS wanted (id, held_key)
-      ON CONFLICT (held_key) DO NOTHING
-      RETURNING id`;
-    if (rows.length === keys.length) return ids;
-    // Reserving no room, they changed no usage row: letting them go is just deleting them.
-    await this.#sql`DELETE FROM storage_reservations WHERE id = ANY(${rows.map((row) => row.id)}::uuid[])`;
-    return null;
+      SELECT (SELECT array_agg(id) FROM held) AS held,
+             (SELECT json_agg(json_build_object('key', object_key, 'bytes', bytes, 'known', size_known))
+              FROM touched) AS sizes`;
+    const heldIds = row?.held ?? [];
+    if (heldIds.length < keys.length) {
+      // Reserving no room, they changed no usage row: letting them go is just deleting them.
+      await this.#sql`DELETE FROM storage_reservations WHERE id = ANY(${heldIds}::uuid[])`;
+      return null;
+    }
+    const touched = row?.sizes ?? [];
+    if (objects === undefined || touched.length < wanted.length || touched.some((size) => !size.known))
+      return { ids };
+    return { ids, sizes: new Map(touched.map((size) => [size.key, size.bytes])) };
   }
 
   /** Whether `change` would fit every quota now, without holding anything (the scopes over, if not). */

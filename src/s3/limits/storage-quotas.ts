@@ -269,12 +269,9 @@ export class StorageQuotas {
     if (quotas.length === 0 || !isInBucket(stage)) return send(this.#upstream);
     const scopes = quotas.map((quota) => quota.scope);
     const hold = async (keys: readonly string[]): Promise<KeyHold> => {
-      const ids = await this.#holdKeys(
-        stage,
-        scopes,
-        keys.map((key) => objectKey(stage.bucket, key)),
-      );
+      const { ids, sizes: before } = await this.#holdKeys(stage, scopes, { bucket: stage.bucket, keys });
       return {
+        before,
         settle: (freed, sizes) =>
           this.#record(stage, ids, () => this.#usage.settle(ids, freed, { bucket: stage.bucket, sizes })),
       };
@@ -462,16 +459,21 @@ export class StorageQuotas {
   }
 
   /** Holds object keys for writes that reserve no room (deletions); their reservation ids. */
-  async #holdKeys(stage: Planned, scopes: readonly UsageScope[], keys: readonly string[]): Promise<string[]> {
+  async #holdKeys(
+    stage: Planned,
+    scopes: readonly UsageScope[],
+    objects: { readonly bucket: string; readonly keys: readonly string[] },
+  ): Promise<{ ids: string[]; sizes?: Map<string, number | null> }> {
     const deadline = performance.now() + this.#keyWaitMs;
+    const keys = objects.keys.map((key) => objectKey(objects.bucket, key));
     const ends = await this.#turnsAt(stage, keys, deadline);
     try {
       const held = await this.#waitForKey(stage, deadline, async () => {
-        const ids = await this.#usage.hold(this.#instanceId, scopes, keys);
-        return ids === null ? { outcome: 'busy' as const } : { outcome: 'held' as const, ids };
+        const hold = await this.#usage.hold(this.#instanceId, scopes, keys, objects);
+        return hold === null ? { outcome: 'busy' as const } : { outcome: 'held' as const, ...hold };
       });
       this.#track(held.ids, ends);
-      return held.ids;
+      return held.sizes === undefined ? { ids: held.ids } : { ids: held.ids, sizes: held.sizes };
     } catch (error) {
       for (const end of ends) end();
       throw error;

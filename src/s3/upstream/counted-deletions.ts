@@ -1,9 +1,11 @@
 /**
  * DeleteObjects in a bucket under a storage quota: the Delete document that delete-objects.ts
  * reads and forwards passes through here. Its keys are held against other counted writes to them
- * (limits/storage-quotas.ts) while the store is asked the size of each before the deletion and, once it
- * has answered and before the client hears it, after: what the keys held before less what they
- * hold after is what the deletions freed (a deleted version may leave an older one current).
+ * (limits/storage-quotas.ts) while the size of each before the deletion is read (from the sizes
+ * the gateway keeps of the bucket, else asked of the store) and, once the store has answered and
+ * before the client hears it, the store is asked what the keys still hold: what they held before
+ * less what they hold after is what the deletions freed (a deleted version may leave an older one
+ * current).
  */
 import type { Exchange } from '../exchange.js';
 import { NO_CHANGE, type StorageChange } from '../../store/storage-usage.js';
@@ -19,10 +21,10 @@ const CONCURRENT_HEADS = 8;
  * (null: nothing; undefined: not known), and lets them go. It must not reject.
  */
 export interface KeyHold {
+  /** What each key holds, when the sizes kept of the bucket tell it (the store is not asked then). */
+  readonly before?: ReadonlyMap<string, number | null>;
   settle(freed: StorageChange, sizes: ReadonlyMap<string, number | null | undefined>): Promise<void>;
 }
-
-const NOTHING_CHANGED: ReadonlyMap<string, number | null> = new Map();
 
 /** Each of `keys`, held by what the store was not heard to do. */
 function unknownSizes(keys: readonly string[]): Map<string, undefined> {
@@ -45,13 +47,15 @@ export class CountedDeletions extends Upstream {
     const hold = await this.#hold(keys);
     let settled = false;
     try {
-      const before = await this.#sizes(exchange, keys);
+      const before = hold.before ?? (await this.#sizes(exchange, keys));
       const present = keys.filter((key) => before.get(key) !== null);
+      // Still nothing there, whatever the store answers.
+      const absent = new Map(keys.filter((key) => before.get(key) === null).map((key) => [key, null]));
       await super.forward(exchange, {
         ...forwarded,
         beforeAnswer: async (status) => {
           settled = true;
-          if (status >= 300 || present.length === 0) return hold.settle(NO_CHANGE, NOTHING_CHANGED);
+          if (status >= 300 || present.length === 0) return hold.settle(NO_CHANGE, absent);
           let after: Map<string, number | null>;
           try {
             after = await this.#sizes(exchange, present);
@@ -69,7 +73,7 @@ export class CountedDeletions extends Upstream {
             freed.bytes += (now ?? 0) - (before.get(key) ?? 0);
             freed.objects += now === null ? -1 : 0;
           }
-          return hold.settle(freed, after);
+          return hold.settle(freed, new Map([...absent, ...after]));
         },
       });
     } finally {

@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bucketScope } from '../../../src/store/storage-usage.js';
 import { addOrganisation, ControlClient, login } from '../../support/control-plane.js';
@@ -110,6 +110,31 @@ describe('a bucket counted from a listing of the store', () => {
     await writer.send(new DeleteObjectCommand({ Bucket: 'sizes-created', Key: 'a.bin' }));
     await upload('b.bin', 5);
     expect(await usageOf(tenant.owner, 'sizes-created')).toEqual(held(5, 1));
+    expect(heads()).toEqual([]);
+  });
+});
+
+describe('DeleteObjects in a bucket counted from a listing', () => {
+  it('reads what its keys held from the sizes kept, and asks the store only what the deleted ones hold after', async () => {
+    await bucketWithQuota(admin, 'sizes-batch', { maxBytes: 10_000 });
+    await put('sizes-batch', 'one.bin', 100);
+    await put('sizes-batch', 'two.bin', 200);
+    backend.requests.length = 0;
+
+    await s3.send(
+      new DeleteObjectsCommand({
+        Bucket: 'sizes-batch',
+        Delete: { Objects: [{ Key: 'one.bin' }, { Key: 'two.bin' }, { Key: 'never-there.bin' }] },
+      }),
+    );
+    expect(await usageOf(admin, 'sizes-batch')).toEqual(held(0, 0));
+    // A deleted version may leave another current: the store is asked after, for the keys it held.
+    expect(heads().sort()).toEqual(['/sizes-batch/one.bin', '/sizes-batch/two.bin']);
+    // The keys DeleteObjects found empty are still known to be: the next upload to one asks nothing.
+    backend.requests.length = 0;
+    await put('sizes-batch', 'never-there.bin', 50);
+    await put('sizes-batch', 'one.bin', 60);
+    expect(await usageOf(admin, 'sizes-batch')).toEqual(held(110, 2));
     expect(heads()).toEqual([]);
   });
 });

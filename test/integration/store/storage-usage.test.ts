@@ -194,11 +194,11 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
     const put = heldId(await usage.reserve(instance, quota, { bytes: 10, objects: 1 }, 'object:held/b'));
     expect(await usage.hold(instance, [bucketScope(bucket)], ['object:held/a', 'object:held/b'])).toBeNull();
     // The refused hold left nothing behind: a is free.
-    const ids = await usage.hold(instance, [bucketScope(bucket)], ['object:held/a']);
-    expect(ids).toHaveLength(1);
-    await usage.settle([put, ...(ids ?? [])], NO_CHANGE);
+    const hold = await usage.hold(instance, [bucketScope(bucket)], ['object:held/a']);
+    expect(hold?.ids).toHaveLength(1);
+    await usage.settle([put, ...(hold?.ids ?? [])], NO_CHANGE);
     expect(
-      await usage.hold(instance, [bucketScope(bucket)], ['object:held/a', 'object:held/b']),
+      (await usage.hold(instance, [bucketScope(bucket)], ['object:held/a', 'object:held/b']))?.ids,
     ).toHaveLength(2);
     await first.sql`DELETE FROM storage_reservations WHERE instance_id = ${instance}`;
   });
