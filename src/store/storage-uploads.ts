@@ -8,7 +8,8 @@
  */
 import type { Sql } from './database.js';
 import { countOf } from './database.js';
-import { keptSizes, type KeptSizes, type StorageChange } from './storage-usage.js';
+import { keptSizes, type KeptSizes } from './storage-objects.js';
+import { bucketScope, type StorageChange } from './storage-usage.js';
 
 /** A multipart upload of a bucket. */
 export interface UploadRef {
@@ -118,7 +119,7 @@ export class StorageUploadsStore {
       freed AS (SELECT coalesce(sum(bytes), 0)::bigint AS bytes FROM parts),
       listed AS (
         SELECT 1 FROM locked
-        WHERE locked.scope = ${sizes.scope}::text AND locked.objects_listed AND EXISTS (SELECT 1 FROM released)
+        WHERE locked.scope = ${bucketScope(kept?.bucket ?? '')} AND locked.objects_listed AND EXISTS (SELECT 1 FROM released)
       ),
       ${sizes.writes},
       changed AS (

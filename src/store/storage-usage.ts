@@ -20,6 +20,7 @@
  */
 import { newId } from '../security/ids.js';
 import { countOf, inTransaction, type Sql } from './database.js';
+import { forgetAbsent, keptSizes, replaceSizes, type KeptSizes, type ObjectRef } from './storage-objects.js';
 import type { StorageQuota } from './records.js';
 
 /** A row of storage_usage: 'bucket:<name>' or 'organisation:<id>'. */
@@ -63,66 +64,6 @@ export interface StorageChange {
 }
 
 export const NO_CHANGE: StorageChange = Object.freeze({ bytes: 0, objects: 0 });
-
-/** An object a counted write goes to. */
-export interface ObjectRef {
-  readonly bucket: string;
-  readonly key: string;
-}
-
-/**
- * What a write left under keys of a bucket, for the sizes kept of a bucket whose sizes are all
- * known: each key's size now, null where the store holds no object, undefined where the store's
- * answer never came (the next write to the key asks the store).
- */
-export interface KeptSizes {
-  readonly bucket: string;
-  readonly sizes: ReadonlyMap<string, number | null | undefined>;
-}
-
-/** What `key` holds now, written by a write to `object`: its size, null for none, undefined unknown. */
-export function keptOf(object: ObjectRef, size: number | null | undefined): KeptSizes {
-  return { bucket: object.bucket, sizes: new Map([[object.key, size]]) };
-}
-
-/**
- * The common table expressions that keep `kept` in storage_objects, for a statement that defines
- * `listed` (a row when the write counts and its bucket has its sizes all known), and the scope of
- * that bucket's usage row.
- */
-export function keptSizes(sql: Sql, kept: KeptSizes | undefined) {
-  const keys: string[] = [];
-  const sizes: (number | null)[] = [];
-  /** 1 where the size is known (postgres.js sends no boolean arrays). */
-  const known: number[] = [];
-  const absent: string[] = [];
-  for (const [key, bytes] of kept?.sizes ?? []) {
-    if (bytes === null) absent.push(key);
-    else {
-      keys.push(key);
-      sizes.push(bytes ?? null);
-      known.push(bytes === undefined ? 0 : 1);
-    }
-  }
-  const bucket = kept?.bucket ?? '';
-  return {
-    scope: kept === undefined ? null : bucketScope(kept.bucket),
-    writes: sql`
-      stored AS (
-        INSERT INTO storage_objects (bucket, object_key, bytes, size_known)
-        SELECT ${bucket}, object_key, bytes, size_known = 1
-        FROM unnest(${keys}::text[], ${sizes}::bigint[], ${known}::int[])
-          AS written (object_key, bytes, size_known)
-        WHERE EXISTS (SELECT 1 FROM listed)
-        ON CONFLICT (bucket, object_key) DO UPDATE
-          SET bytes = EXCLUDED.bytes, size_known = EXCLUDED.size_known
-      ),
-      absent AS (
-        DELETE FROM storage_objects
-        WHERE bucket = ${bucket} AND object_key = ANY(${absent}::text[]) AND EXISTS (SELECT 1 FROM listed)
-      )`,
-  };
-}
 
 export type Reservation =
   /**
@@ -300,7 +241,7 @@ export class StorageUsageStore {
     const replaced = row?.known === true ? countOf(row.replaced) : undefined;
     if (row?.over != null) {
       // The statement marked the absent key it read; a refused write leaves no mark behind.
-      if (object !== undefined && replaced === null) await this.#forgetAbsent(object);
+      if (object !== undefined && replaced === null) await forgetAbsent(this.#sql, object);
       return { outcome: 'over', exceeded: row.over, exact: replaced !== undefined };
     }
     if ((row?.counted ?? 0) === 0) return { outcome: 'held', id: null, scopes: [] };
@@ -308,13 +249,6 @@ export class StorageUsageStore {
     return replaced === undefined
       ? { outcome: 'held', id, scopes: row.held }
       : { outcome: 'held', id, scopes: row.held, replaced };
-  }
-
-  /** Drops the row of a key under which the store holds no object (always safe: it counts as absent). */
-  async #forgetAbsent(object: ObjectRef): Promise<void> {
-    await this.#sql`
-      DELETE FROM storage_objects
-      WHERE bucket = ${object.bucket} AND object_key = ${object.key} AND bytes IS NULL AND size_known`;
   }
 
   /**
@@ -468,7 +402,7 @@ export class StorageUsageStore {
       ),
       listed AS (
         SELECT 1 FROM locked, totals
-        WHERE locked.scope = ${sizes.scope}::text AND locked.objects_listed AND totals.released > 0
+        WHERE locked.scope = ${bucketScope(kept?.bucket ?? '')} AND locked.objects_listed AND totals.released > 0
       ),
       ${sizes.writes},
       changed AS (
@@ -497,7 +431,7 @@ export class StorageUsageStore {
         WHERE scope = ANY(${scopes}::text[]) ORDER BY scope FOR UPDATE
       ),
       listed AS (
-        SELECT 1 FROM locked WHERE locked.scope = ${sizes.scope}::text AND locked.objects_listed
+        SELECT 1 FROM locked WHERE locked.scope = ${bucketScope(kept?.bucket ?? '')} AND locked.objects_listed
       ),
       ${sizes.writes}
       UPDATE storage_usage SET
@@ -779,27 +713,6 @@ async function replaceUploads(sql: Sql, bucket: string, uploads: readonly Counte
       ON CONFLICT DO NOTHING`;
   }
   return parts.reduce((sum, part) => sum + part.bytes, 0);
-}
-
-/** Rows written at once when a listing replaces a bucket's sizes. */
-const SIZES_PER_STATEMENT = 10_000;
-
-/** Replaces the sizes kept of the bucket's objects by those listed (none kept without a listing). */
-async function replaceSizes(
-  sql: Sql,
-  bucket: string,
-  sizes: ReadonlyMap<string, number> | undefined,
-): Promise<void> {
-  await sql`DELETE FROM storage_objects WHERE bucket = ${bucket}`;
-  const entries = [...(sizes ?? [])];
-  for (let start = 0; start < entries.length; start += SIZES_PER_STATEMENT) {
-    const slice = entries.slice(start, start + SIZES_PER_STATEMENT);
-    await sql`
-      INSERT INTO storage_objects (bucket, object_key, bytes)
-      SELECT ${bucket}, object_key, bytes
-      FROM unnest(${slice.map(([key]) => key)}::text[], ${slice.map(([, bytes]) => bytes)}::bigint[])
-        AS listed (object_key, bytes)`;
-  }
 }
 
 /** Sets the room reserved in `scopes` (rows locked by the caller) to what the reservations hold. */

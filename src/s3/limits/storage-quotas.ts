@@ -32,15 +32,14 @@ import type { Logger } from '../../observability/logger.js';
 import { newId } from '../../security/ids.js';
 import {
   bucketScope,
-  keptOf,
   NO_CHANGE,
   organisationScope,
-  type ObjectRef,
   type ScopeQuota,
   type StorageChange,
   type StorageUsageStore,
   type UsageScope,
 } from '../../store/storage-usage.js';
+import { keptOf, type ObjectRef } from '../../store/storage-objects.js';
 import type { StorageUploadsStore, UploadRef } from '../../store/storage-uploads.js';
 import { isInBucket, type Authorised, type InBucket, type Planned } from '../stages.js';
 import { announcesBody } from '../upstream/body.js';

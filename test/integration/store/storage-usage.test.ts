@@ -11,7 +11,7 @@ import {
   type Reservation,
   type ScopeQuota,
 } from '../../../src/store/storage-usage.js';
-import { keptOf } from '../../../src/store/storage-usage.js';
+import { keptOf } from '../../../src/store/storage-objects.js';
 import { createTestDatabase, realPostgresFor, type TestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 

@@ -1,0 +1,94 @@
+/**
+ * The size of every object of a counted bucket (migration 0005), kept so that a counted write reads
+ * what it replaces in the statement that holds its key (storage-usage.ts) instead of asking the
+ * store. Complete from the listing that starts a bucket's count (`objects_listed` of its usage
+ * row); each counted write keeps what it left under its keys, while it still holds them. A key
+ * whose write went unanswered is marked unknown, and the next write to it asks the store.
+ */
+import type { Sql } from './database.js';
+
+/** An object a counted write goes to. */
+export interface ObjectRef {
+  readonly bucket: string;
+  readonly key: string;
+}
+
+/**
+ * What a write left under keys of a bucket, for the sizes kept of a bucket whose sizes are all
+ * known: each key's size now, null where the store holds no object, undefined where the store's
+ * answer never came (the next write to the key asks the store).
+ */
+export interface KeptSizes {
+  readonly bucket: string;
+  readonly sizes: ReadonlyMap<string, number | null | undefined>;
+}
+
+/** What `key` holds now, written by a write to `object`: its size, null for none, undefined unknown. */
+export function keptOf(object: ObjectRef, size: number | null | undefined): KeptSizes {
+  return { bucket: object.bucket, sizes: new Map([[object.key, size]]) };
+}
+
+/**
+ * The common table expressions that keep `kept` in storage_objects, for a statement that defines
+ * `listed` (a row when the write counts and its bucket has its sizes all known).
+ */
+export function keptSizes(sql: Sql, kept: KeptSizes | undefined) {
+  const keys: string[] = [];
+  const sizes: (number | null)[] = [];
+  /** 1 where the size is known (postgres.js sends no boolean arrays). */
+  const known: number[] = [];
+  const absent: string[] = [];
+  for (const [key, bytes] of kept?.sizes ?? []) {
+    if (bytes === null) absent.push(key);
+    else {
+      keys.push(key);
+      sizes.push(bytes ?? null);
+      known.push(bytes === undefined ? 0 : 1);
+    }
+  }
+  const bucket = kept?.bucket ?? '';
+  return {
+    writes: sql`
+      stored AS (
+        INSERT INTO storage_objects (bucket, object_key, bytes, size_known)
+        SELECT ${bucket}, object_key, bytes, size_known = 1
+        FROM unnest(${keys}::text[], ${sizes}::bigint[], ${known}::int[])
+          AS written (object_key, bytes, size_known)
+        WHERE EXISTS (SELECT 1 FROM listed)
+        ON CONFLICT (bucket, object_key) DO UPDATE
+          SET bytes = EXCLUDED.bytes, size_known = EXCLUDED.size_known
+      ),
+      absent AS (
+        DELETE FROM storage_objects
+        WHERE bucket = ${bucket} AND object_key = ANY(${absent}::text[]) AND EXISTS (SELECT 1 FROM listed)
+      )`,
+  };
+}
+
+/** Rows written at once when a listing replaces a bucket's sizes. */
+const SIZES_PER_STATEMENT = 10_000;
+
+/** Replaces the sizes kept of the bucket's objects by those listed (none kept without a listing). */
+export async function replaceSizes(
+  sql: Sql,
+  bucket: string,
+  sizes: ReadonlyMap<string, number> | undefined,
+): Promise<void> {
+  await sql`DELETE FROM storage_objects WHERE bucket = ${bucket}`;
+  const entries = [...(sizes ?? [])];
+  for (let start = 0; start < entries.length; start += SIZES_PER_STATEMENT) {
+    const slice = entries.slice(start, start + SIZES_PER_STATEMENT);
+    await sql`
+      INSERT INTO storage_objects (bucket, object_key, bytes)
+      SELECT ${bucket}, object_key, bytes
+      FROM unnest(${slice.map(([key]) => key)}::text[], ${slice.map(([, bytes]) => bytes)}::bigint[])
+        AS listed (object_key, bytes)`;
+  }
+}
+
+/** Drops the row of a key under which the store holds no object (always safe: it counts as absent). */
+export async function forgetAbsent(sql: Sql, object: ObjectRef): Promise<void> {
+  await sql`
+    DELETE FROM storage_objects
+    WHERE bucket = ${object.bucket} AND object_key = ${object.key} AND bytes IS NULL AND size_known`;
+}
