@@ -77,11 +77,8 @@ export type Reservation =
       readonly scopes: readonly UsageScope[];
       readonly replaced?: number | null;
     }
-  /**
-   * The scopes whose quota the upload would exceed; `exact` when the room asked was net of what
-   * the write replaces (read from the sizes kept), so the write does not fit however it is sent.
-   */
-  | { readonly outcome: 'over'; readonly exceeded: readonly UsageScope[]; readonly exact: boolean }
+  /** The scopes whose quota the upload would exceed. */
+  | { readonly outcome: 'over'; readonly exceeded: readonly UsageScope[] }
   /** Another write holds the key. */
   | { readonly outcome: 'busy' };
 
@@ -242,7 +239,7 @@ export class StorageUsageStore {
     if (row?.over != null) {
       // The statement marked the absent key it read; a refused write leaves no mark behind.
       if (object !== undefined && replaced === null) await forgetAbsent(this.#sql, object);
-      return { outcome: 'over', exceeded: row.over, exact: replaced !== undefined };
+      return { outcome: 'over', exceeded: row.over };
     }
     if ((row?.counted ?? 0) === 0) return { outcome: 'held', id: null, scopes: [] };
     if (row?.held == null) return { outcome: 'busy' };

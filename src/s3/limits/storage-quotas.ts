@@ -39,7 +39,7 @@ import {
   type StorageUsageStore,
   type UsageScope,
 } from '../../store/storage-usage.js';
-import { keptOf, type ObjectRef } from '../../store/storage-objects.js';
+import { keptOf, type KeptSizes, type ObjectRef } from '../../store/storage-objects.js';
 import type { StorageUploadsStore, UploadRef } from '../../store/storage-uploads.js';
 import { isInBucket, type Authorised, type InBucket, type Planned } from '../stages.js';
 import { announcesBody } from '../upstream/body.js';
@@ -243,7 +243,8 @@ export class StorageQuotas {
             assembled = size;
             const change = replacing(size, previous);
             const counted = await this.#uploads.partBytes(upload);
-            await this.#grow(stage, held.id, quotas, { ...change, bytes: change.bytes - counted });
+            const unchanged = keptOf(object, previous);
+            await this.#grow(stage, held.id, quotas, { ...change, bytes: change.bytes - counted }, unchanged);
           },
           beforeAnswer: async (completed) => {
             const id = held.id;
@@ -288,9 +289,9 @@ export class StorageQuotas {
     const key = objectKey(stage.bucket, stage.key);
     const object = objectOf(stage);
     const reserved = await this.#reserve(stage, quotas, { bytes: length, objects: 1 }, key, object);
-    // Net of what it replaces (the sizes kept told it), it does not fit.
-    if ('exceeded' in reserved && reserved.exact) this.#refuse(stage, reserved.exceeded);
-    // Otherwise, as a new object it does not fit; replacing one it may (an overwrite, a copy onto itself).
+    // Not now: what the key holds may change before its turn (another write holds it), or, without
+    // the sizes kept, it was reserved as a new object, which replacing one may fit (an overwrite, a
+    // copy onto itself). Decided once the key is held.
     const fitsAsReserved = 'id' in reserved;
     const held = fitsAsReserved ? reserved : await this.#holdKey(stage, quotas, key, object);
     const id = held.id;
@@ -301,7 +302,7 @@ export class StorageQuotas {
       async () => {
         const replaced = held.replaced !== undefined ? held.replaced : await this.#sizeOf(stage);
         const change = replacing(length, replaced);
-        if (!fitsAsReserved) await this.#grow(stage, id, quotas, change);
+        if (!fitsAsReserved) await this.#grow(stage, id, quotas, change, keptOf(object, replaced));
         await send((status) =>
           this.#record(stage, id, () =>
             succeeded(status)
@@ -422,7 +423,7 @@ export class StorageQuotas {
     change: StorageChange,
     key: string,
     object?: ObjectRef,
-  ): Promise<Held | { exceeded: readonly UsageScope[]; exact: boolean }> {
+  ): Promise<Held | { exceeded: readonly UsageScope[] }> {
     const deadline = performance.now() + this.#keyWaitMs;
     const id = newId();
     this.#track([id], await this.#turnsAt(stage, [key], deadline));
@@ -433,9 +434,7 @@ export class StorageQuotas {
       if (reservation.outcome === 'held' && reservation.id !== null)
         return reservation.replaced === undefined ? { id } : { id, replaced: reservation.replaced };
       this.#untrack([id]);
-      return reservation.outcome === 'over'
-        ? { exceeded: reservation.exceeded, exact: reservation.exact }
-        : { id: null };
+      return reservation.outcome === 'over' ? { exceeded: reservation.exceeded } : { id: null };
     } catch (error) {
       this.#untrack([id]);
       throw error;
@@ -529,15 +528,21 @@ export class StorageQuotas {
     }
   }
 
-  /** Adds room for `change` to the reservation `id`, or refuses the write with QuotaExceeded. */
+  /**
+   * Adds room for `change` to the reservation `id`, or refuses the write with QuotaExceeded: it is
+   * then let go, its key holding what it held (`unchanged`, when the write goes to an object).
+   */
   async #grow(
     stage: Planned,
     id: string,
     quotas: readonly ScopeQuota[],
     change: StorageChange,
+    unchanged?: KeptSizes,
   ): Promise<void> {
     const exceeded = await this.#usage.grow(id, quotas, change);
-    if (exceeded.length > 0) this.#refuse(stage, exceeded);
+    if (exceeded.length === 0) return;
+    await this.#record(stage, id, () => this.#usage.settle(id, NO_CHANGE, unchanged));
+    this.#refuse(stage, exceeded);
   }
 
   /** QuotaExceeded naming the bucket's quota when it is one of those exceeded, else the organisation's. */

@@ -11,6 +11,8 @@ import {
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { startRecordingBackend, type RecordingBackend } from '../../support/s3/recording-backend.js';
 import { bucketWithQuota, held, usageOf } from '../../support/storage-usage.js';
+import { eventually } from '../../support/eventually.js';
+import { startHeldPut } from '../../support/s3/held-upload.js';
 
 /**
  * The sizes the gateway keeps of a counted bucket's objects: an upload or a deletion reads what it
@@ -111,6 +113,29 @@ describe('a bucket counted from a listing of the store', () => {
     await upload('b.bin', 5);
     expect(await usageOf(tenant.owner, 'sizes-created')).toEqual(held(5, 1));
     expect(heads()).toEqual([]);
+  });
+});
+
+describe('a write that does not fit while another write holds its key', () => {
+  it('waits for that write, and is admitted by what it adds to what that write stored', async () => {
+    await bucketWithQuota(admin, 'sizes-turns', { maxBytes: 1000 });
+    const first = await startHeldPut({
+      baseUrl: gw.s3Url,
+      credential: gw.credential,
+      path: '/sizes-turns/k.bin',
+      query: {},
+      body: Buffer.alloc(900, 1),
+      sentFirst: 100,
+    });
+    await eventually('the first upload holds its room', async () =>
+      expect(await usageOf(admin, 'sizes-turns')).toMatchObject({ reservedBytes: 900 }),
+    );
+    // As a new object 500 more would not fit; once the first write has stored 900, it adds nothing.
+    const second = put('sizes-turns', 'k.bin', 500);
+    expect((await first.finish()).status).toBe(200);
+    await second;
+    expect(await usageOf(admin, 'sizes-turns')).toEqual(held(500, 1));
+    expect(await storeHolds('sizes-turns')).toEqual({ bytes: 500, objects: 1 });
   });
 });
 
