@@ -112,7 +112,8 @@ export class StorageCounting {
 
   /**
    * Deletes objects with `remove` and, when the bucket is counted, subtracts what the deleted ones
-   * held: their sizes are asked of the store first (the storage endpoint's DeleteObjects does the same).
+   * held: their sizes are asked of the store first (the control plane does not hold their keys, so
+   * it does not read them from the sizes kept), and the deleted keys stop being kept.
    */
   async deletions(
     bucket: BucketRecord,
