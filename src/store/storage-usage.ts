@@ -313,8 +313,12 @@ export class StorageUsageStore {
       WITH registered AS (
         INSERT INTO gateway_instances (id) VALUES (${instanceId}::uuid) ON CONFLICT (id) DO NOTHING
       ),
+      locked AS (
+        SELECT scope, objects_listed FROM storage_usage
+        WHERE scope = ANY(${scopes}::text[]) ORDER BY scope FOR UPDATE
+      ),
       listed AS (
-        SELECT 1 FROM storage_usage WHERE scope = ${bucketScope(objects?.bucket ?? '')} AND objects_listed
+        SELECT 1 FROM locked WHERE scope = ${bucketScope(objects?.bucket ?? '')} AND objects_listed
       ),
       touched AS (
         INSERT INTO storage_objects AS kept (bucket, object_key, bytes)
@@ -329,7 +333,7 @@ export class StorageUsageStore {
         INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
         SELECT id, ${instanceId}::uuid, ${[...scopes].sort()}::text[], 0, 0, held_key
         FROM unnest(${ids}::uuid[], ${keys}::text[]) AS wanted (id, held_key)
-        -- After the rows of the objects are locked, in key order: two deletions wait, not deadlock.
+        -- After the rows are locked: the usage rows first, as every write of storage_objects does.
         WHERE (SELECT count(*) FROM touched) >= 0
         ON CONFLICT (held_key) DO NOTHING
         RETURNING id

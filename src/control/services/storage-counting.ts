@@ -113,7 +113,7 @@ export class StorageCounting {
   /**
    * Deletes objects with `remove` and, when the bucket is counted, subtracts what the deleted ones
    * held: their sizes are asked of the store first (the control plane does not hold their keys, so
-   * it does not read them from the sizes kept), and the deleted keys stop being kept.
+   * it does not read them from the sizes kept).
    */
   async deletions(
     bucket: BucketRecord,
@@ -133,13 +133,15 @@ export class StorageCounting {
     await Promise.all(Array.from({ length: Math.min(CONCURRENT_LOOKUPS, keys.length) }, lookUp));
     const results = await remove();
     const change = { bytes: 0, objects: 0 };
-    const gone = new Map<string, null>();
+    // Not held against the storage endpoint's writes of the same keys: what the keys hold is left
+    // for the next write to each to ask the store.
+    const gone = new Map<string, undefined>();
     for (const result of results) {
       const size = sizes.get(result.key);
       if (!result.deleted || size === null || size === undefined) continue;
       change.bytes -= size;
       change.objects -= 1;
-      gone.set(result.key, null);
+      gone.set(result.key, undefined);
     }
     const scopes = [bucketScope(bucket.name), organisationScope(bucket.organisationId)];
     if (change.objects !== 0)

@@ -123,6 +123,15 @@ function objectOf(stage: Counted): ObjectRef {
   return { bucket: stage.bucket, key: stage.key };
 }
 
+/**
+ * What a write that stored nothing leaves kept of `object`: the mark its hold made of a key the
+ * sizes kept say is empty goes; a size is left as it is (the control plane's deletion, which holds
+ * no key, may have changed it since it was read).
+ */
+function untouched(object: ObjectRef, held: Held): KeptSizes | undefined {
+  return held.replaced === null ? keptOf(object, null) : undefined;
+}
+
 export class StorageQuotas {
   readonly #usage: StorageUsageStore;
   readonly #uploads: StorageUploadsStore;
@@ -243,20 +252,20 @@ export class StorageQuotas {
             assembled = size;
             const change = replacing(size, previous);
             const counted = await this.#uploads.partBytes(upload);
-            const unchanged = keptOf(object, previous);
-            await this.#grow(stage, held.id, quotas, { ...change, bytes: change.bytes - counted }, unchanged);
+            const grown = { ...change, bytes: change.bytes - counted };
+            await this.#grow(stage, held.id, quotas, grown, untouched(object, held));
           },
           beforeAnswer: async (completed) => {
             const id = held.id;
             if (id === null) return;
             if (!completed)
               return this.#record(stage, id, () =>
-                this.#usage.settle(id, NO_CHANGE, keptOf(object, previous)),
+                this.#usage.settle(id, NO_CHANGE, untouched(object, held)),
               );
             // Not told: left to the next count of the bucket rather than counted as a deletion.
-            const size = assembled ?? (await this.#sizeOf(stage).catch(() => null));
-            const change = size === null ? NO_CHANGE : replacing(size, previous);
-            const kept = keptOf(object, size ?? undefined);
+            const size = assembled ?? (await this.#storedSize(stage).catch(() => undefined)) ?? undefined;
+            const change = size === undefined ? NO_CHANGE : replacing(size, previous);
+            const kept = keptOf(object, size);
             return this.#record(stage, id, () => this.#uploads.settleCompletion(id, upload, change, kept));
           },
         }),
@@ -302,12 +311,12 @@ export class StorageQuotas {
       async () => {
         const replaced = held.replaced !== undefined ? held.replaced : await this.#sizeOf(stage);
         const change = replacing(length, replaced);
-        if (!fitsAsReserved) await this.#grow(stage, id, quotas, change, keptOf(object, replaced));
+        if (!fitsAsReserved) await this.#grow(stage, id, quotas, change, untouched(object, held));
         await send((status) =>
           this.#record(stage, id, () =>
             succeeded(status)
               ? this.#usage.settle(id, change, keptOf(object, length))
-              : this.#usage.settle(id, NO_CHANGE, keptOf(object, replaced)),
+              : this.#usage.settle(id, NO_CHANGE, untouched(object, held)),
           ),
         );
       },
@@ -385,11 +394,13 @@ export class StorageQuotas {
         const version = queryValue(stage.query, 'versionId') !== undefined;
         await send((status) =>
           this.#record(stage, id, async () => {
-            if (!succeeded(status)) return this.#usage.settle(id, NO_CHANGE, keptOf(object, before));
+            if (!succeeded(status)) return this.#usage.settle(id, NO_CHANGE, untouched(object, held));
             // Deleting a version may leave another current (an older one, or one a deleted marker
-            // hid); deleting the key leaves nothing.
-            const after = version ? await this.#sizeOf(stage) : null;
-            return this.#usage.settle(id, replacing(after, before), keptOf(object, after));
+            // hid); deleting the key leaves nothing. What the store does not tell is left to the
+            // next write to the key, which asks it.
+            const after = version ? await this.#storedSize(stage) : null;
+            const change = after === undefined ? NO_CHANGE : replacing(after, before);
+            return this.#usage.settle(id, change, keptOf(object, after));
           }),
         );
       },
@@ -554,13 +565,19 @@ export class StorageQuotas {
 
   /** The size of the object at the request's key; null when there is none (or the store does not say). */
   async #sizeOf(stage: Counted): Promise<number | null> {
+    return (await this.#storedSize(stage)) ?? null;
+  }
+
+  /** What the store says the request's key holds: its size, null for nothing, undefined when it does not say. */
+  async #storedSize(stage: Counted): Promise<number | null | undefined> {
     const answer = await headObject(
       stage.exchange,
       this.#upstream,
       { bucket: stage.bucket, key: stage.key, versionId: null },
       customerKeyHeaders(stage.headers, 'object'),
     );
-    return objectSize(answer);
+    if (answer.status === 404) return null;
+    return objectSize(answer) ?? undefined;
   }
 
   /**

@@ -342,4 +342,43 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
     expect(reservation.outcome).toBe('held');
     expect(reservation).not.toHaveProperty('replaced');
   });
+
+  it('holds the keys of a deletion after the usage rows, so a recount rewriting the sizes meanwhile does not deadlock with it', async () => {
+    const usage = new StorageUsageStore(first.sql);
+    const sizes = new Map([
+      ['k2', 10],
+      ['k0', 10],
+      ['k1', 10],
+    ]);
+    await usage.recordBucketCount(organisationId, 'sizes', { bytes: 30, objects: 3, sizes });
+    const recount = await first.sql.reserve();
+    try {
+      // As a recount does: the usage row first, then the rows of the sizes, in the table's order.
+      await recount`BEGIN`;
+      await recount`SELECT scope FROM storage_usage WHERE scope = ${bucketScope('sizes')} FOR UPDATE`;
+      await recount`DELETE FROM storage_objects WHERE bucket = 'sizes' AND object_key = 'k2'`;
+      const hold = usage.hold(newId(), [bucketScope('sizes')], ['object:sizes/k1', 'object:sizes/k2'], {
+        bucket: 'sizes',
+        keys: ['k1', 'k2'],
+      });
+      await eventually('the deletion waits for the recount', async () => {
+        const [waiting] = await second.sql<{ count: number }[]>`
+          SELECT count(*)::int AS count FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND datname = current_database()`;
+        return waiting?.count === 1;
+      });
+      await recount`DELETE FROM storage_objects WHERE bucket = 'sizes' AND object_key = 'k1'`;
+      await recount`COMMIT`;
+      const held = await hold;
+      expect(held?.sizes).toEqual(
+        new Map([
+          ['k1', null],
+          ['k2', null],
+        ]),
+      );
+      await usage.settle(held?.ids ?? [], NO_CHANGE);
+    } finally {
+      recount.release();
+    }
+  });
 });
