@@ -2,8 +2,10 @@
  * The size of every object of a counted bucket (migration 0005), kept so that a counted write reads
  * what it replaces in the statement that holds its key (storage-usage.ts) instead of asking the
  * store. Complete from the listing that starts a bucket's count (`objects_listed` of its usage
- * row); each counted write keeps what it left under its keys, while it still holds them. A key
- * whose write went unanswered is marked unknown, and the next write to it asks the store.
+ * row); each counted write keeps what it left under its keys, while it still holds them, in the
+ * statement that adds its change to the count: the count is the sum of these sizes. A write whose
+ * outcome was not heard keeps nothing, so the two stay in step, and the next write to the key
+ * (which replaces whatever the store holds there) brings both back to what the store holds.
  */
 import type { Sql } from './database.js';
 
@@ -15,16 +17,15 @@ export interface ObjectRef {
 
 /**
  * What a write left under keys of a bucket, for the sizes kept of a bucket whose sizes are all
- * known: each key's size now, null where the store holds no object, undefined where the store's
- * answer never came (the next write to the key asks the store).
+ * known: each key's size now, null where the store holds no object.
  */
 export interface KeptSizes {
   readonly bucket: string;
-  readonly sizes: ReadonlyMap<string, number | null | undefined>;
+  readonly sizes: ReadonlyMap<string, number | null>;
 }
 
-/** What `key` holds now, written by a write to `object`: its size, null for none, undefined unknown. */
-export function keptOf(object: ObjectRef, size: number | null | undefined): KeptSizes {
+/** What `object` holds now: its size, null for nothing. */
+export function keptOf(object: ObjectRef, size: number | null): KeptSizes {
   return { bucket: object.bucket, sizes: new Map([[object.key, size]]) };
 }
 
@@ -34,29 +35,24 @@ export function keptOf(object: ObjectRef, size: number | null | undefined): Kept
  */
 export function keptSizes(sql: Sql, kept: KeptSizes | undefined) {
   const keys: string[] = [];
-  const sizes: (number | null)[] = [];
-  /** 1 where the size is known (postgres.js sends no boolean arrays). */
-  const known: number[] = [];
+  const sizes: number[] = [];
   const absent: string[] = [];
   for (const [key, bytes] of kept?.sizes ?? []) {
     if (bytes === null) absent.push(key);
     else {
       keys.push(key);
-      sizes.push(bytes ?? null);
-      known.push(bytes === undefined ? 0 : 1);
+      sizes.push(bytes);
     }
   }
   const bucket = kept?.bucket ?? '';
   return {
     writes: sql`
       stored AS (
-        INSERT INTO storage_objects (bucket, object_key, bytes, size_known)
-        SELECT ${bucket}, object_key, bytes, size_known = 1
-        FROM unnest(${keys}::text[], ${sizes}::bigint[], ${known}::int[])
-          AS written (object_key, bytes, size_known)
+        INSERT INTO storage_objects (bucket, object_key, bytes)
+        SELECT ${bucket}, object_key, bytes
+        FROM unnest(${keys}::text[], ${sizes}::bigint[]) AS written (object_key, bytes)
         WHERE EXISTS (SELECT 1 FROM listed)
-        ON CONFLICT (bucket, object_key) DO UPDATE
-          SET bytes = EXCLUDED.bytes, size_known = EXCLUDED.size_known
+        ON CONFLICT (bucket, object_key) DO UPDATE SET bytes = EXCLUDED.bytes
       ),
       absent AS (
         DELETE FROM storage_objects
@@ -90,5 +86,5 @@ export async function replaceSizes(
 export async function forgetAbsent(sql: Sql, object: ObjectRef): Promise<void> {
   await sql`
     DELETE FROM storage_objects
-    WHERE bucket = ${object.bucket} AND object_key = ${object.key} AND bytes IS NULL AND size_known`;
+    WHERE bucket = ${object.bucket} AND object_key = ${object.key} AND bytes IS NULL`;
 }

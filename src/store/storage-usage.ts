@@ -194,10 +194,10 @@ export class StorageUsageStore {
         SELECT ${object?.bucket ?? ''}, ${object?.key ?? ''}, NULL FROM locked
         WHERE locked.scope = ${objectScope}::text AND locked.objects_listed
         ON CONFLICT (bucket, object_key) DO UPDATE SET bytes = kept.bytes
-        RETURNING kept.bytes, kept.size_known
+        RETURNING kept.bytes
       ),
       asked AS (
-        SELECT coalesce(bool_and(touched.size_known), false) AS known, max(touched.bytes) AS replaced,
+        SELECT count(*) > 0 AS known, max(touched.bytes) AS replaced,
                greatest(0, ${change.bytes}::bigint - coalesce(max(touched.bytes), 0)) AS bytes,
                greatest(0, ${change.objects}::bigint - count(touched.bytes)) AS objects
         FROM touched
@@ -308,7 +308,7 @@ export class StorageUsageStore {
     const ids = keys.map(() => newId());
     const wanted = [...(objects?.keys ?? [])].sort();
     const [row] = await this.#sql<
-      { held: string[] | null; sizes: { key: string; bytes: number | null; known: boolean }[] | null }[]
+      { held: string[] | null; sizes: { key: string; bytes: number | null }[] | null }[]
     >`
       WITH registered AS (
         INSERT INTO gateway_instances (id) VALUES (${instanceId}::uuid) ON CONFLICT (id) DO NOTHING
@@ -327,7 +327,7 @@ export class StorageUsageStore {
         WHERE EXISTS (SELECT 1 FROM listed)
         ORDER BY object_key
         ON CONFLICT (bucket, object_key) DO UPDATE SET bytes = kept.bytes
-        RETURNING kept.object_key, kept.bytes, kept.size_known
+        RETURNING kept.object_key, kept.bytes
       ),
       held AS (
         INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
@@ -339,7 +339,7 @@ export class StorageUsageStore {
         RETURNING id
       )
       SELECT (SELECT array_agg(id) FROM held) AS held,
-             (SELECT json_agg(json_build_object('key', object_key, 'bytes', bytes, 'known', size_known))
+             (SELECT json_agg(json_build_object('key', object_key, 'bytes', bytes))
               FROM touched) AS sizes`;
     const heldIds = row?.held ?? [];
     if (heldIds.length < keys.length) {
@@ -348,8 +348,7 @@ export class StorageUsageStore {
       return null;
     }
     const touched = row?.sizes ?? [];
-    if (objects === undefined || touched.length < wanted.length || touched.some((size) => !size.known))
-      return { ids };
+    if (objects === undefined || touched.length < wanted.length) return { ids };
     return { ids, sizes: new Map(touched.map((size) => [size.key, size.bytes])) };
   }
 

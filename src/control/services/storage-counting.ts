@@ -133,15 +133,13 @@ export class StorageCounting {
     await Promise.all(Array.from({ length: Math.min(CONCURRENT_LOOKUPS, keys.length) }, lookUp));
     const results = await remove();
     const change = { bytes: 0, objects: 0 };
-    // Not held against the storage endpoint's writes of the same keys: what the keys hold is left
-    // for the next write to each to ask the store.
-    const gone = new Map<string, undefined>();
+    const gone = new Map<string, null>();
     for (const result of results) {
       const size = sizes.get(result.key);
       if (!result.deleted || size === null || size === undefined) continue;
       change.bytes -= size;
       change.objects -= 1;
-      gone.set(result.key, undefined);
+      gone.set(result.key, null);
     }
     const scopes = [bucketScope(bucket.name), organisationScope(bucket.organisationId)];
     if (change.objects !== 0)

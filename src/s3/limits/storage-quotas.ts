@@ -124,9 +124,9 @@ function objectOf(stage: Counted): ObjectRef {
 }
 
 /**
- * What a write that stored nothing leaves kept of `object`: the mark its hold made of a key the
- * sizes kept say is empty goes; a size is left as it is (the control plane's deletion, which holds
- * no key, may have changed it since it was read).
+ * What a write that stored nothing, or whose outcome was not heard, leaves kept of `object`: the
+ * mark its hold made of a key the sizes kept say is empty goes; a size is left as it is (the
+ * control plane's deletion, which holds no key, may have changed it since it was read).
  */
 function untouched(object: ObjectRef, held: Held): KeptSizes | undefined {
   return held.replaced === null ? keptOf(object, null) : undefined;
@@ -265,7 +265,7 @@ export class StorageQuotas {
             // Not told: left to the next count of the bucket rather than counted as a deletion.
             const size = assembled ?? (await this.#storedSize(stage).catch(() => undefined)) ?? undefined;
             const change = size === undefined ? NO_CHANGE : replacing(size, previous);
-            const kept = keptOf(object, size);
+            const kept = size === undefined ? untouched(object, held) : keptOf(object, size);
             return this.#record(stage, id, () => this.#uploads.settleCompletion(id, upload, change, kept));
           },
         }),
@@ -396,11 +396,10 @@ export class StorageQuotas {
           this.#record(stage, id, async () => {
             if (!succeeded(status)) return this.#usage.settle(id, NO_CHANGE, untouched(object, held));
             // Deleting a version may leave another current (an older one, or one a deleted marker
-            // hid); deleting the key leaves nothing. What the store does not tell is left to the
-            // next write to the key, which asks it.
+            // hid); deleting the key leaves nothing. What the store does not tell changes nothing.
             const after = version ? await this.#storedSize(stage) : null;
-            const change = after === undefined ? NO_CHANGE : replacing(after, before);
-            return this.#usage.settle(id, change, keptOf(object, after));
+            if (after === undefined) return this.#usage.settle(id, NO_CHANGE, untouched(object, held));
+            return this.#usage.settle(id, replacing(after, before), keptOf(object, after));
           }),
         );
       },
@@ -409,8 +408,8 @@ export class StorageQuotas {
 
   /**
    * Runs `write` with the room `held()` holds; a reservation it leaves unsettled (no answer from
-   * the store, a refusal, a client gone) is released after it, and what `object` (when the write
-   * goes to one) holds is no longer known: the next write to it asks the store.
+   * the store, a refusal, a client gone) is released after it, changing nothing: the size kept of
+   * `object` (when the write goes to one) stays in step with the count (storage-objects.ts).
    */
   async #holding(held: () => Held, object: ObjectRef | null, write: () => Promise<void>): Promise<void> {
     try {
@@ -418,7 +417,7 @@ export class StorageQuotas {
     } finally {
       const id = held().id;
       if (id !== null && this.#inFlight.has(id)) {
-        const kept = object === null ? undefined : keptOf(object, undefined);
+        const kept = object === null ? undefined : untouched(object, held());
         await this.#record(null, id, () => this.#usage.settle(id, NO_CHANGE, kept));
       }
     }

@@ -18,18 +18,15 @@ const CONCURRENT_HEADS = 8;
 
 /**
  * Keys held for a deletion; `settle` records what it freed and what the keys it changed hold now
- * (null: nothing; undefined: not known), and lets them go. It must not reject.
+ * (null: nothing), and lets them go. It must not reject.
  */
 export interface KeyHold {
   /** What each key holds, when the sizes kept of the bucket tell it (the store is not asked then). */
   readonly before?: ReadonlyMap<string, number | null>;
-  settle(freed: StorageChange, sizes: ReadonlyMap<string, number | null | undefined>): Promise<void>;
+  settle(freed: StorageChange, sizes: ReadonlyMap<string, number | null>): Promise<void>;
 }
 
-/** Each of `keys`, held by what the store was not heard to do. */
-function unknownSizes(keys: readonly string[]): Map<string, undefined> {
-  return new Map(keys.map((key) => [key, undefined]));
-}
+const NOTHING_KEPT: ReadonlyMap<string, number | null> = new Map();
 
 export class CountedDeletions extends Upstream {
   readonly #bucket: string;
@@ -65,7 +62,7 @@ export class CountedDeletions extends Upstream {
               { err: error, requestId: exchange.id },
               'could not tell what DeleteObjects freed',
             );
-            return hold.settle(NO_CHANGE, unknownSizes(present));
+            return hold.settle(NO_CHANGE, absent);
           }
           const freed = { bytes: 0, objects: 0 };
           for (const key of present) {
@@ -77,8 +74,8 @@ export class CountedDeletions extends Upstream {
         },
       });
     } finally {
-      // The store may have deleted some of them before its answer was lost.
-      if (!settled) await hold.settle(NO_CHANGE, unknownSizes(keys));
+      // What the store did is not known: nothing changes, the sizes kept stay in step with the count.
+      if (!settled) await hold.settle(NO_CHANGE, NOTHING_KEPT);
     }
   }
 

@@ -2,17 +2,17 @@
 -- by the gateway, so that what a write replaces is read here instead of asked of the store with a
 -- HEAD before every upload and deletion.
 
--- The objects of counted buckets and their sizes. A key without a row holds no object. A row with
--- bytes NULL and size_known true is a key a write went to that holds no object (yet); one with
--- size_known false holds something whose size the gateway was not told (the store's answer to a
--- write never came), and the next write to it asks the store. A row changes only while a counted
--- write holds its key (storage_reservations.held_key), so what a write replaces, read here under
--- its hold, is exact.
+-- The objects of counted buckets and their sizes, as the gateway counted them: the ledger the
+-- bucket's stored_bytes and stored_objects are the sum of. A key without a row, or with bytes
+-- NULL (a write to it holds it and stored nothing yet), holds no object. A row changes only while
+-- a counted write holds its key (storage_reservations.held_key), so what a write replaces, read
+-- here under its hold, is exact. A write whose outcome the gateway never heard leaves the row as
+-- it was: the count and the row stay in step, and the next write to the key, which replaces
+-- whatever the store holds there, brings both back to what the store holds.
 CREATE TABLE storage_objects (
   bucket text NOT NULL REFERENCES buckets (name) ON DELETE CASCADE,
   object_key text NOT NULL,
   bytes bigint CHECK (bytes >= 0),
-  size_known boolean NOT NULL DEFAULT true,
   PRIMARY KEY (bucket, object_key)
 );
 

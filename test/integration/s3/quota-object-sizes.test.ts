@@ -166,7 +166,7 @@ describe('DeleteObjects in a bucket counted from a listing', () => {
 });
 
 describe("the control plane's deletion in a bucket counted from a listing", () => {
-  it('leaves what the deleted keys hold for the next write to each to ask the store', async () => {
+  it('forgets the sizes of the keys it deleted: the next uploads to them count as new objects', async () => {
     await bucketWithQuota(admin, 'sizes-console', { maxBytes: 1000 });
     await put('sizes-console', 'a.bin', 300);
     await put('sizes-console', 'b.bin', 200);
@@ -175,13 +175,12 @@ describe("the control plane's deletion in a bucket counted from a listing", () =
     expect(await usageOf(admin, 'sizes-console')).toEqual(held(200, 1));
     backend.requests.length = 0;
 
-    // It holds no key against the storage endpoint's writes, so the size it left is not trusted.
     await put('sizes-console', 'a.bin', 700);
-    expect(heads()).toEqual(['/sizes-console/a.bin']);
+    await expectS3Error(put('sizes-console', 'c.bin', 101), QUOTA_EXCEEDED);
     await put('sizes-console', 'a.bin', 800);
-    expect(heads()).toEqual(['/sizes-console/a.bin']);
     expect(await usageOf(admin, 'sizes-console')).toEqual(held(1000, 2));
     expect(await storeHolds('sizes-console')).toEqual({ bytes: 1000, objects: 2 });
+    expect(heads()).toEqual([]);
   });
 });
 

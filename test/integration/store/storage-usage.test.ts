@@ -283,7 +283,7 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
     ]);
   });
 
-  it('reads what a write replaces from the sizes kept, under its hold, and forgets a size it was not told', async () => {
+  it('reads what a write replaces from the sizes kept, under its hold, and keeps a size no write changed', async () => {
     const usage = new StorageUsageStore(first.counters);
     const other = new StorageUsageStore(second.counters);
     const instance = newId();
@@ -318,14 +318,14 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
       await first.sql`SELECT count(*)::int AS rows FROM storage_objects WHERE object_key = 'b.bin'`;
     expect(mark?.rows).toBe(0);
 
-    // The store's answer never came: what the key holds is not known until a write asks the store.
-    await other.settle(again.id, NO_CHANGE, keptOf(a, undefined));
+    // The store's answer never came: nothing changes, neither the count nor the size kept.
+    await other.settle(again.id, NO_CHANGE);
     const unanswered = await write(usage, a, 1);
-    expect(unanswered.outcome).toBe('held');
-    expect(unanswered).not.toHaveProperty('replaced');
+    expect(unanswered).toMatchObject({ outcome: 'held', replaced: 900 });
     if (unanswered.outcome !== 'held' || unanswered.id === null) throw new Error('not held');
-    await usage.settle(unanswered.id, { bytes: 1 - 1000, objects: 0 }, keptOf(a, 1));
+    await usage.settle(unanswered.id, { bytes: 1 - 900, objects: 0 }, keptOf(a, 1));
     expect(await write(usage, a, 1)).toMatchObject({ outcome: 'held', replaced: 1 });
+    expect(await reserved()).toMatchObject({ storedBytes: 1, storedObjects: 1 });
   });
 
   it('tells nothing of what a write replaces in a bucket counted without a listing of its objects', async () => {
