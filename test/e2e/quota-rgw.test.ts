@@ -13,7 +13,9 @@ import {
   DeleteObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  ListObjectVersionsCommand,
   ListPartsCommand,
+  PutBucketVersioningCommand,
   PutObjectCommand,
   S3ServiceException,
   UploadPartCommand,
@@ -42,6 +44,7 @@ const suffix = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 const bucket = `e2e-quota-${suffix}`;
 const source = `e2e-quota-src-${suffix}`;
 const racing = `e2e-quota-race-${suffix}`;
+const versioned = `e2e-quota-ver-${suffix}`;
 const MiB = 1024 * 1024;
 const REFUSED = {
   code: 'QuotaExceeded',
@@ -61,13 +64,23 @@ beforeAll(async () => {
     GATEWAY_BACKEND_REGION: rgw.region,
   });
   control = await login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-  for (const name of [bucket, source, racing]) await control.createBucket(name);
+  for (const name of [bucket, source, racing, versioned]) await control.createBucket(name);
 });
 afterAll(async () => {
-  for (const name of [bucket, source, racing])
+  await deleteVersions(versioned).catch(() => undefined);
+  for (const name of [bucket, source, racing, versioned])
     await control?.deleteBucketWithObjects(name).catch(() => undefined);
   await gateway?.stop();
 });
+
+/** Deletes every version and delete marker of `name`, straight on RGW (the gateway's own key pair). */
+async function deleteVersions(name: string): Promise<void> {
+  const listing = await sdkClient(rgw).send(new ListObjectVersionsCommand({ Bucket: name }));
+  for (const entry of [...(listing.Versions ?? []), ...(listing.DeleteMarkers ?? [])])
+    await sdkClient(rgw).send(
+      new DeleteObjectCommand({ Bucket: name, Key: entry.Key, VersionId: entry.VersionId }),
+    );
+}
 
 /** Whether RGW itself holds the key (a HEAD straight to RGW with the gateway's own key pair). */
 async function inRgw(key: string): Promise<boolean> {
@@ -245,5 +258,32 @@ describe('a bucket quota in front of RGW', () => {
       await Promise.all(writes());
       expect(await stored(racing)).toEqual(await rgwHolds(racing));
     }
+  });
+
+  it('counts what a versioned bucket holds current, a deleted version and a delete marker included', async () => {
+    const s3 = pathStyleClient(gateway);
+    // Versioning is the platform's to set (the gateway refuses bucket configuration): set on RGW.
+    await sdkClient(rgw).send(
+      new PutBucketVersioningCommand({ Bucket: versioned, VersioningConfiguration: { Status: 'Enabled' } }),
+    );
+    await control.call('PATCH', `/v1/buckets/${versioned}`, { quota: { maxBytes: 10 * MiB } }, 200);
+    const put = async (size: number) =>
+      (await s3.send(new PutObjectCommand({ Bucket: versioned, Key: 'v.bin', Body: Buffer.alloc(size, 3) })))
+        .VersionId as string;
+    const first = await put(1000);
+    const second = await put(2000);
+    expect(await stored(versioned)).toEqual({ storedBytes: 2000, storedObjects: 1, partBytes: 0 });
+    // The older version is current again once the newer one is deleted.
+    await s3.send(new DeleteObjectCommand({ Bucket: versioned, Key: 'v.bin', VersionId: second }));
+    expect(await stored(versioned)).toEqual({ storedBytes: 1000, storedObjects: 1, partBytes: 0 });
+    // A delete marker hides it; deleting the marker brings it back.
+    const marker = (await s3.send(new DeleteObjectCommand({ Bucket: versioned, Key: 'v.bin' }))).VersionId;
+    expect(await stored(versioned)).toEqual(await rgwHolds(versioned));
+    expect(await stored(versioned)).toEqual({ storedBytes: 0, storedObjects: 0, partBytes: 0 });
+    await s3.send(new DeleteObjectCommand({ Bucket: versioned, Key: 'v.bin', VersionId: marker }));
+    expect(await stored(versioned)).toEqual({ storedBytes: 1000, storedObjects: 1, partBytes: 0 });
+    await s3.send(new DeleteObjectCommand({ Bucket: versioned, Key: 'v.bin', VersionId: first }));
+    expect(await stored(versioned)).toEqual(await rgwHolds(versioned));
+    expect(await stored(versioned)).toEqual({ storedBytes: 0, storedObjects: 0, partBytes: 0 });
   });
 });
