@@ -37,6 +37,7 @@ import {
   sha256Hex,
   signedHeaders,
 } from '../support/s3/raw-requests.js';
+import { BUCKET_QUOTA_EXCEEDED } from '../support/storage-usage.js';
 import { sdkClient } from './support/rgw.js';
 
 const rgw = inject('rgw');
@@ -46,12 +47,7 @@ const source = `e2e-quota-src-${suffix}`;
 const racing = `e2e-quota-race-${suffix}`;
 const versioned = `e2e-quota-ver-${suffix}`;
 const MiB = 1024 * 1024;
-const REFUSED = {
-  code: 'QuotaExceeded',
-  status: 403,
-  message:
-    "The bucket's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask an owner of the organisation to raise the bucket's quota.",
-};
+const REFUSED = BUCKET_QUOTA_EXCEEDED;
 
 let gateway: TestGateway;
 let control: ControlClient;

@@ -4,6 +4,15 @@
  */
 import { expect } from 'vitest';
 import type { ControlClient } from './control-plane.js';
+import type { TestGateway } from './gateway.js';
+
+/** The refusal of an upload a bucket's quota has no room for (service spec, storage quotas). */
+export const BUCKET_QUOTA_EXCEEDED = {
+  code: 'QuotaExceeded',
+  status: 403,
+  message:
+    "The bucket's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask an owner of the organisation to raise the bucket's quota.",
+};
 
 /** A bucket's counted usage, as GET /v1/organisation/usage reports it. */
 export interface Stored {
@@ -48,4 +57,16 @@ export async function usageOf(client: ControlClient, bucket: string): Promise<St
 /** Usage holding `bytes` in `objects` and `partBytes` in parts of uploads under way, nothing reserved. */
 export function held(bytes: number, objects: number, partBytes = 0): Stored {
   return { storedBytes: bytes, storedObjects: objects, reservedBytes: 0, reservedObjects: 0, partBytes };
+}
+
+/** What the store holds in the bucket, from a listing of it past the gateway. */
+export async function storeHolds(
+  gw: TestGateway,
+  bucket: string,
+): Promise<{ bytes: number; objects: number }> {
+  const listing = await gw.gateway.context.backend.listObjects(bucket, { limit: 1000 });
+  return {
+    bytes: listing.objects.reduce((sum, object) => sum + object.size, 0),
+    objects: listing.objects.length,
+  };
 }

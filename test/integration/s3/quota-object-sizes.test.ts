@@ -10,7 +10,13 @@ import {
 } from '../../support/gateway.js';
 import { expectS3Error, pathStyleClient } from '../../support/s3/clients.js';
 import { startRecordingBackend, type RecordingBackend } from '../../support/s3/recording-backend.js';
-import { bucketWithQuota, held, usageOf } from '../../support/storage-usage.js';
+import {
+  BUCKET_QUOTA_EXCEEDED,
+  bucketWithQuota,
+  held,
+  storeHolds as storeHoldsOf,
+  usageOf,
+} from '../../support/storage-usage.js';
 import { eventually } from '../../support/eventually.js';
 import { startHeldPut } from '../../support/s3/held-upload.js';
 
@@ -23,13 +29,6 @@ let backend: RecordingBackend;
 let gw: TestGateway;
 let admin: ControlClient;
 let s3: S3Client;
-
-const QUOTA_EXCEEDED = {
-  code: 'QuotaExceeded',
-  status: 403,
-  message:
-    "The bucket's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask an owner of the organisation to raise the bucket's quota.",
-};
 
 beforeAll(async () => {
   backend = await startRecordingBackend();
@@ -55,13 +54,7 @@ const heads = () =>
   backend.requests.filter((request) => request.method === 'HEAD').map((request) => request.target);
 
 /** What the store holds in the bucket, from a listing of it past the gateway. */
-async function storeHolds(bucket: string): Promise<{ bytes: number; objects: number }> {
-  const listing = await gw.gateway.context.backend.listObjects(bucket, { limit: 1000 });
-  return {
-    bytes: listing.objects.reduce((sum, object) => sum + object.size, 0),
-    objects: listing.objects.length,
-  };
-}
+const storeHolds = (bucket: string) => storeHoldsOf(gw, bucket);
 
 describe('a bucket counted from a listing of the store', () => {
   it('counts uploads, overwrites and deletions by the sizes it keeps, without asking the store first', async () => {
@@ -76,8 +69,8 @@ describe('a bucket counted from a listing of the store', () => {
     await put('sizes-listed', 'before.bin', 900);
     await put('sizes-listed', 'new.bin', 100);
     expect(await usageOf(admin, 'sizes-listed')).toEqual(held(1000, 2));
-    await expectS3Error(put('sizes-listed', 'third.bin', 0), QUOTA_EXCEEDED);
-    await expectS3Error(put('sizes-listed', 'new.bin', 101), QUOTA_EXCEEDED);
+    await expectS3Error(put('sizes-listed', 'third.bin', 0), BUCKET_QUOTA_EXCEEDED);
+    await expectS3Error(put('sizes-listed', 'new.bin', 101), BUCKET_QUOTA_EXCEEDED);
     await remove('sizes-listed', 'before.bin');
     await remove('sizes-listed', 'never-there.bin');
     expect(await usageOf(admin, 'sizes-listed')).toEqual(held(100, 1));
@@ -176,7 +169,7 @@ describe("the control plane's deletion in a bucket counted from a listing", () =
     backend.requests.length = 0;
 
     await put('sizes-console', 'a.bin', 700);
-    await expectS3Error(put('sizes-console', 'c.bin', 101), QUOTA_EXCEEDED);
+    await expectS3Error(put('sizes-console', 'c.bin', 101), BUCKET_QUOTA_EXCEEDED);
     await put('sizes-console', 'a.bin', 800);
     expect(await usageOf(admin, 'sizes-console')).toEqual(held(1000, 2));
     expect(await storeHolds('sizes-console')).toEqual({ bytes: 1000, objects: 2 });

@@ -40,8 +40,10 @@ import {
 import { addOrganisation, ControlClient, login } from '../../support/control-plane.js';
 import { expectInvalidFields, expectProblem } from '../../support/problems.js';
 import {
+  BUCKET_QUOTA_EXCEEDED,
   bucketWithQuota as bucketWithQuotaOf,
   held,
+  storeHolds as storeHoldsOf,
   usageOf as usageReported,
   type Stored,
 } from '../../support/storage-usage.js';
@@ -56,13 +58,6 @@ let admin: ControlClient;
 let s3: S3Client;
 
 const MiB = 1024 * 1024;
-const BUCKET_QUOTA_EXCEEDED = {
-  code: 'QuotaExceeded',
-  status: 403,
-  message:
-    "The bucket's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask an owner of the organisation to raise the bucket's quota.",
-};
-
 beforeAll(async () => {
   gw = await startTestGateway({ GATEWAY_LOGIN_RATE_LIMIT_PER_MINUTE: '1000' });
   admin = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
@@ -96,13 +91,7 @@ function directClient(): S3Client {
 }
 
 /** What the store holds in the bucket, from a listing of it past the gateway. */
-async function storeHolds(bucket: string): Promise<{ bytes: number; objects: number }> {
-  const listing = await gw.gateway.context.backend.listObjects(bucket, { limit: 1000 });
-  return {
-    bytes: listing.objects.reduce((sum, object) => sum + object.size, 0),
-    objects: listing.objects.length,
-  };
-}
+const storeHolds = (bucket: string) => storeHoldsOf(gw, bucket);
 
 async function exists(bucket: string, key: string): Promise<boolean> {
   return s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
