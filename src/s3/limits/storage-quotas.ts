@@ -14,12 +14,11 @@
  * What is stored is accounted from what the store holds once it answered: the size written, less
  * the size of the object it replaced, read while the write holds its key (one counted write per key
  * at a time, on every instance: what a write replaces is then exact); a deletion subtracts what is
- * gone. The gateway keeps the size of every object of a counted bucket (store/storage-usage.ts,
+ * gone. The gateway keeps the size of every object of a counted bucket (store/storage-objects.ts,
  * complete from the listing that started the count), so an upload or a deletion reads what it
- * replaces in the statement that reserves its room; for a bucket counted before it kept them, or a
- * key whose write went unanswered, the store is asked with a HEAD. The parts of a multipart upload count from the moment the
- * store holds them until the upload completes (they become the object) or is aborted
- * (store/storage-uploads.ts). The quota counts current objects: a write naming a version id is
+ * replaces in the statement that reserves its room; only a bucket counted before it kept them asks
+ * the store with a HEAD. The parts of a multipart upload count from the moment the store holds
+ * them until the upload completes (they become the object) or is aborted (store/storage-uploads.ts). The quota counts current objects: a write naming a version id is
  * refused by the classification (operations.ts), a deletion of a version is counted by what the
  * current object was before and is after.
  */
@@ -262,7 +261,8 @@ export class StorageQuotas {
               return this.#record(stage, id, () =>
                 this.#usage.settle(id, NO_CHANGE, untouched(object, held)),
               );
-            // Not told: left to the next count of the bucket rather than counted as a deletion.
+            // Not told (no answer, or none found after the store said it completed): left to the
+            // next count of the bucket rather than counted as a deletion.
             const size = assembled ?? (await this.#storedSize(stage).catch(() => undefined)) ?? undefined;
             const change = size === undefined ? NO_CHANGE : replacing(size, previous);
             const kept = size === undefined ? untouched(object, held) : keptOf(object, size);
