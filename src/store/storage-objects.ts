@@ -7,6 +7,7 @@
  * outcome was not heard keeps nothing, so the two stay in step, and the next write to the key
  * (which replaces whatever the store holds there) brings both back to what the store holds.
  */
+import type postgres from 'postgres';
 import type { Sql } from './database.js';
 
 /** An object a counted write goes to. */
@@ -34,29 +35,46 @@ export function keptOf(object: ObjectRef, size: number | null): KeptSizes {
  * `listed` (a row when the write counts and its bucket has its sizes all known).
  */
 export function keptSizes(sql: Sql, kept: KeptSizes | undefined) {
+  return keptWrites(sql, kept === undefined ? [] : [kept], sql`EXISTS (SELECT 1 FROM listed)`);
+}
+
+/**
+ * The same for the writes of a batch (`kept[i]`: what write i left, if anything), for a statement
+ * that defines `listed (entry)`: the writes that count, in a bucket whose sizes are all known.
+ */
+export function keptSizesOfEach(sql: Sql, kept: readonly (KeptSizes | undefined)[]) {
+  return keptWrites(sql, kept, sql`written.entry IN (SELECT entry FROM listed)`);
+}
+
+function keptWrites(sql: Sql, kept: readonly (KeptSizes | undefined)[], counts: postgres.Fragment) {
+  const entries: number[] = [];
+  const buckets: string[] = [];
   const keys: string[] = [];
-  const sizes: number[] = [];
-  const absent: string[] = [];
-  for (const [key, bytes] of kept?.sizes ?? []) {
-    if (bytes === null) absent.push(key);
-    else {
+  const sizes: (number | null)[] = [];
+  kept.forEach((write, entry) => {
+    for (const [key, bytes] of write?.sizes ?? []) {
+      entries.push(entry);
+      buckets.push(write?.bucket ?? '');
       keys.push(key);
       sizes.push(bytes);
     }
-  }
-  const bucket = kept?.bucket ?? '';
+  });
   return {
     writes: sql`
+      written AS (
+        SELECT * FROM unnest(${entries}::int[], ${buckets}::text[], ${keys}::text[], ${sizes}::bigint[])
+          AS written (entry, bucket, object_key, bytes)
+        WHERE ${counts}
+      ),
       stored AS (
         INSERT INTO storage_objects (bucket, object_key, bytes)
-        SELECT ${bucket}, object_key, bytes
-        FROM unnest(${keys}::text[], ${sizes}::bigint[]) AS written (object_key, bytes)
-        WHERE EXISTS (SELECT 1 FROM listed)
+        SELECT bucket, object_key, bytes FROM written WHERE bytes IS NOT NULL
+        ORDER BY bucket, object_key
         ON CONFLICT (bucket, object_key) DO UPDATE SET bytes = EXCLUDED.bytes
       ),
       absent AS (
-        DELETE FROM storage_objects
-        WHERE bucket = ${bucket} AND object_key = ANY(${absent}::text[]) AND EXISTS (SELECT 1 FROM listed)
+        DELETE FROM storage_objects AS kept USING written
+        WHERE written.bytes IS NULL AND kept.bucket = written.bucket AND kept.object_key = written.object_key
       )`,
   };
 }

@@ -20,7 +20,15 @@
  */
 import { newId } from '../security/ids.js';
 import { countOf, inTransaction, type Sql } from './database.js';
-import { forgetAbsent, keptSizes, replaceSizes, type KeptSizes, type ObjectRef } from './storage-objects.js';
+import { Batches } from './batches.js';
+import {
+  forgetAbsent,
+  keptSizes,
+  keptSizesOfEach,
+  replaceSizes,
+  type KeptSizes,
+  type ObjectRef,
+} from './storage-objects.js';
 import type { StorageQuota } from './records.js';
 
 /** A row of storage_usage: 'bucket:<name>' or 'organisation:<id>'. */
@@ -129,6 +137,26 @@ function toFigures(row: UsageRow): StoredFigures {
   };
 }
 
+/** A reservation asked for (the arguments of `reserve`). */
+interface Asked {
+  readonly instanceId: string;
+  readonly quotas: readonly ScopeQuota[];
+  readonly change: StorageChange;
+  readonly heldKey: string | null;
+  readonly id: string;
+  readonly object: ObjectRef | undefined;
+}
+
+/** A reservation settled (the arguments of `settle`, for one reservation). */
+interface Settled {
+  readonly id: string;
+  readonly change: StorageChange;
+  readonly kept: KeptSizes | undefined;
+}
+
+/** The most reservations (or settlements) one statement carries. */
+const BATCH_LARGEST = 64;
+
 /** The room an upload asks for: what it adds, never less than nothing. */
 export function roomOf(change: StorageChange): StorageChange {
   return { bytes: Math.max(0, change.bytes), objects: Math.max(0, change.objects) };
@@ -141,6 +169,9 @@ export function roomOf(change: StorageChange): StorageChange {
  */
 export class StorageUsageStore {
   readonly #sql: Sql;
+  /** Concurrent reservations and settlements go to the database together (batches.ts). */
+  readonly #reservations = new Batches<Asked, Reservation>((asked) => this.#reserveBatch(asked), BATCH_LARGEST);
+  readonly #settlements = new Batches<Settled, boolean>((settled) => this.#settleBatch(settled), BATCH_LARGEST);
 
   constructor(sql: Sql) {
     this.#sql = sql;
@@ -157,7 +188,7 @@ export class StorageUsageStore {
    * (the upsert reads the latest row, not the statement's snapshot), and the room asked is what
    * `change` adds beyond it: an overwrite asks only for what it adds.
    */
-  async reserve(
+  reserve(
     instanceId: string,
     quotas: readonly ScopeQuota[],
     change: StorageChange,
@@ -165,6 +196,24 @@ export class StorageUsageStore {
     id: string = newId(),
     object?: ObjectRef,
   ): Promise<Reservation> {
+    return this.#reservations.submit({ instanceId, quotas, change, heldKey, id, object });
+  }
+
+  /** The reservations of a batch: together when they all fit, else each alone (to say which fit). */
+  async #reserveBatch(asked: readonly Asked[]): Promise<Reservation[]> {
+    const objects = asked.flatMap((one) => (one.object === undefined ? [] : [JSON.stringify(one.object)]));
+    // A statement reads each object once: two writes to one object (never two of one process's,
+    // which take turns at its key) go one after the other.
+    if (asked.length > 1 && new Set(objects).size === objects.length) {
+      const together = await this.#reserveTogether(asked);
+      if (together !== null) return together;
+    }
+    const reservations: Reservation[] = [];
+    for (const one of asked) reservations.push(await this.#reserveAlone(one));
+    return reservations;
+  }
+
+  async #reserveAlone({ instanceId, quotas, change, heldKey, id, object }: Asked): Promise<Reservation> {
     const scopes = quotas.map((quota) => quota.scope);
     const objectScope = object === undefined ? null : bucketScope(object.bucket);
     const [row] = await this.#sql<
@@ -246,6 +295,131 @@ export class StorageUsageStore {
     return replaced === undefined
       ? { outcome: 'held', id, scopes: row.held }
       : { outcome: 'held', id, scopes: row.held, replaced };
+  }
+
+  /**
+   * The reservations of a batch in one statement, read and checked as `#reserveAlone` does each:
+   * null (nothing held) when what they ask together would exceed a quota, for them to be asked
+   * again one by one, so that those that fit are held and the others refused as if alone.
+   */
+  async #reserveTogether(asked: readonly Asked[]): Promise<Reservation[] | null> {
+    const wanted = asked.flatMap((one, entry) => one.quotas.map((quota) => ({ entry, ...quota })));
+    const [row] = await this.#sql<
+      {
+        over: boolean;
+        entries: {
+          entry: number;
+          known: boolean;
+          replaced: number | null;
+          scopes: UsageScope[] | null;
+          held: boolean;
+        }[];
+      }[]
+    >`
+      WITH entry AS (
+        SELECT * FROM unnest(
+          ${asked.map((_, entry) => entry)}::int[],
+          ${asked.map((one) => one.id)}::uuid[],
+          ${asked.map((one) => one.instanceId)}::uuid[],
+          ${asked.map((one) => one.heldKey)}::text[],
+          ${asked.map((one) => one.object?.bucket ?? null)}::text[],
+          ${asked.map((one) => one.object?.key ?? null)}::text[],
+          ${asked.map((one) => one.change.bytes)}::bigint[],
+          ${asked.map((one) => one.change.objects)}::bigint[]
+        ) AS entry (entry, id, instance_id, held_key, bucket, object_key, bytes, objects)
+      ),
+      wanted AS (
+        SELECT * FROM unnest(
+          ${wanted.map((one) => one.entry)}::int[],
+          ${wanted.map((one) => one.scope)}::text[],
+          ${wanted.map((one) => one.maxBytes)}::bigint[],
+          ${wanted.map((one) => one.maxObjects)}::bigint[]
+        ) AS wanted (entry, scope, max_bytes, max_objects)
+      ),
+      locked AS (
+        SELECT scope, stored_bytes + reserved_bytes + part_bytes AS used_bytes,
+               stored_objects + reserved_objects AS used_objects, objects_listed
+        FROM storage_usage WHERE scope IN (SELECT scope FROM wanted)
+        ORDER BY scope FOR UPDATE
+      ),
+      touched AS (
+        INSERT INTO storage_objects AS kept (bucket, object_key, bytes)
+        SELECT entry.bucket, entry.object_key, NULL FROM entry
+        JOIN locked ON locked.scope = 'bucket:' || entry.bucket AND locked.objects_listed
+        WHERE entry.object_key IS NOT NULL
+        ORDER BY entry.bucket, entry.object_key
+        ON CONFLICT (bucket, object_key) DO UPDATE SET bytes = kept.bytes
+        RETURNING kept.bucket, kept.object_key, kept.bytes
+      ),
+      asked AS (
+        SELECT entry.entry, entry.id, entry.instance_id, entry.held_key,
+               touched.object_key IS NOT NULL AS known, touched.bytes AS replaced,
+               greatest(0, entry.bytes - coalesce(touched.bytes, 0)) AS bytes,
+               greatest(0, entry.objects - (touched.bytes IS NOT NULL)::int) AS objects
+        FROM entry
+        LEFT JOIN touched ON touched.bucket = entry.bucket AND touched.object_key = entry.object_key
+      ),
+      placed AS (
+        SELECT wanted.entry, array_agg(locked.scope ORDER BY locked.scope) AS scopes
+        FROM wanted JOIN locked ON locked.scope = wanted.scope
+        GROUP BY wanted.entry
+      ),
+      per_scope AS (
+        SELECT wanted.scope, min(wanted.max_bytes) AS max_bytes, min(wanted.max_objects) AS max_objects,
+               sum(asked.bytes) AS bytes, sum(asked.objects) AS objects
+        FROM wanted JOIN asked ON asked.entry = wanted.entry
+        GROUP BY wanted.scope
+      ),
+      over AS (
+        SELECT locked.scope FROM locked JOIN per_scope ON per_scope.scope = locked.scope
+        WHERE (per_scope.max_bytes IS NOT NULL AND per_scope.bytes > 0
+               AND locked.used_bytes + per_scope.bytes > per_scope.max_bytes)
+           OR (per_scope.max_objects IS NOT NULL AND per_scope.objects > 0
+               AND locked.used_objects + per_scope.objects > per_scope.max_objects)
+      ),
+      registered AS (
+        INSERT INTO gateway_instances (id)
+        SELECT DISTINCT instance_id FROM entry WHERE EXISTS (SELECT 1 FROM locked)
+        ON CONFLICT (id) DO NOTHING
+      ),
+      held AS (
+        INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
+        SELECT asked.id, asked.instance_id, placed.scopes, asked.bytes, asked.objects, asked.held_key
+        FROM asked JOIN placed ON placed.entry = asked.entry
+        WHERE NOT EXISTS (SELECT 1 FROM over)
+        ORDER BY asked.held_key
+        ON CONFLICT (held_key) DO NOTHING
+        RETURNING id, scopes, bytes, objects
+      ),
+      raised AS (
+        UPDATE storage_usage SET
+          reserved_bytes = reserved_bytes + per_held.bytes,
+          reserved_objects = reserved_objects + per_held.objects
+        FROM (
+          SELECT scope, sum(held.bytes)::bigint AS bytes, sum(held.objects)::bigint AS objects
+          FROM held, unnest(held.scopes) AS scope GROUP BY scope
+        ) AS per_held
+        WHERE storage_usage.scope = per_held.scope
+        RETURNING storage_usage.scope
+      )
+      SELECT EXISTS (SELECT 1 FROM over) AS over,
+             (SELECT json_agg(json_build_object(
+                'entry', asked.entry, 'known', asked.known, 'replaced', asked.replaced,
+                'scopes', placed.scopes, 'held', held.id IS NOT NULL))
+              FROM asked
+              LEFT JOIN placed ON placed.entry = asked.entry
+              LEFT JOIN held ON held.id = asked.id) AS entries,
+             (SELECT count(*) FROM raised) AS raised`;
+    if (row === undefined || row.over) return null;
+    const byEntry = new Map(row.entries.map((entry) => [entry.entry, entry]));
+    return asked.map((one, index): Reservation => {
+      const entry = byEntry.get(index);
+      if (entry?.scopes == null) return { outcome: 'held', id: null, scopes: [] };
+      if (!entry.held) return { outcome: 'busy' };
+      return entry.known
+        ? { outcome: 'held', id: one.id, scopes: entry.scopes, replaced: entry.replaced }
+        : { outcome: 'held', id: one.id, scopes: entry.scopes };
+    });
   }
 
   /**
@@ -378,9 +552,80 @@ export class StorageUsageStore {
    * write hold now, kept while the bucket's sizes are all known. Whether the reservations were
    * still there.
    */
-  async settle(ids: string | readonly string[], change: StorageChange, kept?: KeptSizes): Promise<boolean> {
+  settle(ids: string | readonly string[], change: StorageChange, kept?: KeptSizes): Promise<boolean> {
     const list = typeof ids === 'string' ? [ids] : [...ids];
-    if (list.length === 0) return false;
+    if (list.length === 0) return Promise.resolve(false);
+    if (list.length === 1) return this.#settlements.submit({ id: list[0] as string, change, kept });
+    return this.#settleAlone(list, change, kept);
+  }
+
+  async #settleBatch(settled: readonly Settled[]): Promise<boolean[]> {
+    if (settled.length > 1) return this.#settleTogether(settled);
+    const [one] = settled as [Settled];
+    return [await this.#settleAlone([one.id], one.change, one.kept)];
+  }
+
+  /** The settlements of a batch in one statement, each as `#settleAlone` makes it. */
+  async #settleTogether(settled: readonly Settled[]): Promise<boolean[]> {
+    const sizes = keptSizesOfEach(
+      this.#sql,
+      settled.map((one) => one.kept),
+    );
+    const [row] = await this.#sql<{ settled: number[] | null }[]>`
+      WITH entry AS (
+        SELECT * FROM unnest(
+          ${settled.map((_, entry) => entry)}::int[],
+          ${settled.map((one) => one.id)}::uuid[],
+          ${settled.map((one) => one.change.bytes)}::bigint[],
+          ${settled.map((one) => one.change.objects)}::bigint[],
+          ${settled.map((one) => one.kept?.bucket ?? null)}::text[]
+        ) AS entry (entry, id, bytes, objects, bucket)
+      ),
+      target AS (
+        SELECT DISTINCT unnest(scopes) AS scope FROM storage_reservations
+        WHERE id IN (SELECT id FROM entry)
+      ),
+      locked AS (
+        SELECT scope, objects_listed FROM storage_usage
+        WHERE scope IN (SELECT scope FROM target) ORDER BY scope FOR UPDATE
+      ),
+      released AS (
+        DELETE FROM storage_reservations
+        WHERE id IN (SELECT id FROM entry) AND (SELECT count(*) FROM locked) >= 0
+        RETURNING id, scopes, bytes, objects
+      ),
+      done AS (
+        SELECT entry.entry, entry.bucket, entry.bytes AS stored_bytes, entry.objects AS stored_objects,
+               released.scopes, released.bytes AS reserved_bytes, released.objects AS reserved_objects
+        FROM entry JOIN released ON released.id = entry.id
+      ),
+      per_scope AS (
+        SELECT scope, sum(reserved_bytes)::bigint AS reserved_bytes,
+               sum(reserved_objects)::bigint AS reserved_objects,
+               sum(stored_bytes)::bigint AS stored_bytes, sum(stored_objects)::bigint AS stored_objects
+        FROM done, unnest(done.scopes) AS scope GROUP BY scope
+      ),
+      listed AS (
+        SELECT done.entry FROM done
+        JOIN locked ON locked.scope = 'bucket:' || done.bucket AND locked.objects_listed
+        WHERE locked.scope = ANY(done.scopes)
+      ),
+      ${sizes.writes},
+      changed AS (
+        UPDATE storage_usage AS usage SET
+          reserved_bytes = greatest(0, usage.reserved_bytes - per_scope.reserved_bytes),
+          reserved_objects = greatest(0, usage.reserved_objects - per_scope.reserved_objects),
+          stored_bytes = greatest(0, usage.stored_bytes + per_scope.stored_bytes),
+          stored_objects = greatest(0, usage.stored_objects + per_scope.stored_objects)
+        FROM per_scope
+        WHERE usage.scope = per_scope.scope AND usage.scope IN (SELECT scope FROM locked)
+      )
+      SELECT (SELECT array_agg(entry) FROM done) AS settled`;
+    const done = new Set(row?.settled ?? []);
+    return settled.map((_, entry) => done.has(entry));
+  }
+
+  async #settleAlone(list: readonly string[], change: StorageChange, kept?: KeptSizes): Promise<boolean> {
     const sizes = keptSizes(this.#sql, kept);
     const [row] = await this.#sql<{ released: number }[]>`
       WITH target AS (

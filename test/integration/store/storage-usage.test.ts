@@ -382,3 +382,238 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
     }
   });
 });
+
+describe.runIf(postgres)(
+  'reservations and settlements of concurrent writes, together in one statement',
+  () => {
+    let database: TestDatabase;
+    let db: Database;
+    const organisationId = newId();
+    /** The statements a store sent that hold room (reserve) or drop it (settle), one per batch. */
+    const sent = { reserve: 0, settle: 0 };
+
+    /** The store over a pool that counts the statements it is sent, by what they do. */
+    const countingStore = (sql: Database['sql']) =>
+      new StorageUsageStore(
+        new Proxy(sql, {
+          apply(target, self, args: unknown[]) {
+            const text = Array.isArray(args[0]) ? (args[0] as string[]).join('') : '';
+            if (/^\s*WITH /.test(text) && text.includes('INSERT INTO storage_reservations'))
+              sent.reserve += 1;
+            if (/^\s*WITH /.test(text) && text.includes('DELETE FROM storage_reservations')) sent.settle += 1;
+            return Reflect.apply(target, self, args) as unknown;
+          },
+        }),
+      );
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      db = database.connect(10);
+      await runMigrations(db.sql);
+      await db.sql`INSERT INTO organisations (id, name) VALUES (${organisationId}, 'batch-org')`;
+      for (const name of ['batched', 'uncounted'])
+        await db.sql`INSERT INTO buckets (name, organisation_id) VALUES (${name}, ${organisationId})`;
+      const usage = new StorageUsageStore(db.sql);
+      await usage.recordBucketCount(organisationId, 'batched', {
+        bytes: 3_000,
+        objects: 3,
+        sizes: new Map([
+          ['k0', 1_000],
+          ['k1', 1_000],
+          ['k2', 1_000],
+        ]),
+      });
+      await usage.startOrganisation(organisationId);
+    });
+    afterAll(() => database.drop());
+
+    const quotas = (maxBytes: number, maxObjects: number | null = null): ScopeQuota[] => [
+      { scope: bucketScope('batched'), maxBytes, maxObjects },
+      { scope: organisationScope(organisationId), maxBytes: null, maxObjects: null },
+    ];
+    const object = (key: string) => ({ bucket: 'batched', key });
+    const usageOf = async () => {
+      const rows = await new StorageUsageStore(db.sql).figures(organisationId);
+      return rows.map(({ scope, storedBytes, storedObjects, reservedBytes, reservedObjects }) => ({
+        scope,
+        storedBytes,
+        storedObjects,
+        reservedBytes,
+        reservedObjects,
+      }));
+    };
+    const keptSizes = async () => {
+      const rows = await db.sql<{ object_key: string; bytes: bigint | null }[]>`
+      SELECT object_key, bytes FROM storage_objects WHERE bucket = 'batched' ORDER BY object_key`;
+      return Object.fromEntries(
+        rows.map((row) => [row.object_key, row.bytes === null ? null : Number(row.bytes)]),
+      );
+    };
+
+    it('reads what each write replaces, holds each key and reserves what they add, in far fewer statements than writes', async () => {
+      const usage = countingStore(db.counters);
+      const instance = newId();
+      sent.reserve = 0;
+      // Twelve writes at once: three overwrite the objects there (1,000 bytes each), nine are new.
+      const keys = Array.from({ length: 12 }, (_, index) => `k${index}`);
+      const reservations = await Promise.all(
+        keys.map((key) =>
+          usage.reserve(
+            instance,
+            quotas(100_000),
+            { bytes: 1_500, objects: 1 },
+            `object:batched/${key}`,
+            newId(),
+            object(key),
+          ),
+        ),
+      );
+      expect(sent.reserve).toBeLessThan(keys.length / 2);
+      expect(
+        reservations.map((reservation) => reservation.outcome === 'held' && reservation.replaced),
+      ).toEqual(keys.map((_, index) => (index < 3 ? 1_000 : null)));
+      // Room for what each adds: 500 bytes for an overwrite, 1,500 and an object for a new key.
+      const reserved = { reservedBytes: 3 * 500 + 9 * 1_500, reservedObjects: 9 };
+      expect(await usageOf()).toEqual([
+        { scope: bucketScope('batched'), storedBytes: 3_000, storedObjects: 3, ...reserved },
+        { scope: organisationScope(organisationId), storedBytes: 3_000, storedObjects: 3, ...reserved },
+      ]);
+      // Each key is held: another write to one of them waits.
+      expect(
+        await usage.reserve(newId(), quotas(100_000), NO_CHANGE, 'object:batched/k5', newId(), object('k5')),
+      ).toEqual({ outcome: 'busy' });
+
+      // They all complete: the sizes kept and the count change once each, in far fewer statements.
+      sent.settle = 0;
+      const settled = await Promise.all(
+        reservations.map((reservation, index) => {
+          if (reservation.outcome !== 'held' || reservation.id === null) throw new Error('not held');
+          const before = index < 3 ? 1_000 : null;
+          const change = { bytes: 1_500 - (before ?? 0), objects: before === null ? 1 : 0 };
+          return usage.settle(reservation.id, change, keptOf(object(keys[index] as string), 1_500));
+        }),
+      );
+      expect(settled).toEqual(keys.map(() => true));
+      expect(sent.settle).toBeLessThan(keys.length / 2);
+      const stored = { storedBytes: 12 * 1_500, storedObjects: 12, reservedBytes: 0, reservedObjects: 0 };
+      expect(await usageOf()).toEqual([
+        { scope: bucketScope('batched'), ...stored },
+        { scope: organisationScope(organisationId), ...stored },
+      ]);
+      expect(await keptSizes()).toEqual(Object.fromEntries(keys.map((key) => [key, 1_500])));
+
+      // Settling them again changes nothing, together as alone.
+      const again = await Promise.all(
+        reservations.map((reservation) =>
+          reservation.outcome === 'held' && reservation.id !== null
+            ? usage.settle(reservation.id, { bytes: 1, objects: 1 }, keptOf(object('k0'), 1))
+            : false,
+        ),
+      );
+      expect(again).toEqual(keys.map(() => false));
+      expect(await usageOf()).toEqual([
+        { scope: bucketScope('batched'), ...stored },
+        { scope: organisationScope(organisationId), ...stored },
+      ]);
+    });
+
+    it('holds exactly the writes that fit when together they do not, and refuses the others as alone', async () => {
+      const usage = countingStore(db.counters);
+      const instance = newId();
+      // 18,000 stored; room for three more new 1,000-byte objects (and for no more objects than 16).
+      const limits = quotas(21_000);
+      const writes = Array.from({ length: 8 }, (_, index) => `over${index}`);
+      const reservations = await Promise.all(
+        writes.map((key) =>
+          usage.reserve(
+            instance,
+            limits,
+            { bytes: 1_000, objects: 1 },
+            `object:batched/${key}`,
+            newId(),
+            object(key),
+          ),
+        ),
+      );
+      const held = reservations.filter((reservation) => reservation.outcome === 'held');
+      expect(held).toHaveLength(3);
+      for (const refused of reservations.filter((reservation) => reservation.outcome !== 'held'))
+        expect(refused).toEqual({ outcome: 'over', exceeded: [bucketScope('batched')] });
+      // A refused write leaves no mark of the key it read.
+      const marks = await db.sql<{ rows: number }[]>`
+      SELECT count(*)::int AS rows FROM storage_objects WHERE bucket = 'batched' AND object_key LIKE 'over%'`;
+      expect(marks[0]?.rows).toBe(3);
+      await Promise.all(
+        held.map((reservation) =>
+          reservation.outcome === 'held' && reservation.id !== null
+            ? usage.settle(reservation.id, NO_CHANGE)
+            : false,
+        ),
+      );
+      expect((await usageOf())[0]).toMatchObject({
+        storedBytes: 18_000,
+        reservedBytes: 0,
+        reservedObjects: 0,
+      });
+    });
+
+    it('answers each write of a batch as alone: an uncounted bucket holds nothing, a held key is busy', async () => {
+      const usage = countingStore(db.counters);
+      const instance = newId();
+      const holder = await new StorageUsageStore(db.counters).reserve(
+        instance,
+        quotas(100_000),
+        NO_CHANGE,
+        'object:batched/taken',
+        newId(),
+        object('taken'),
+      );
+      expect(holder.outcome).toBe('held');
+      sent.reserve = 0;
+      const [first, uncounted, busy, fresh] = await Promise.all([
+        usage.reserve(
+          instance,
+          quotas(100_000),
+          { bytes: 10, objects: 1 },
+          'object:batched/a',
+          newId(),
+          object('a'),
+        ),
+        usage.reserve(
+          instance,
+          [{ scope: bucketScope('uncounted'), maxBytes: 1, maxObjects: null }],
+          { bytes: 10, objects: 1 },
+          'object:uncounted/x',
+          newId(),
+          { bucket: 'uncounted', key: 'x' },
+        ),
+        usage.reserve(
+          instance,
+          quotas(100_000),
+          { bytes: 10, objects: 1 },
+          'object:batched/taken',
+          newId(),
+          object('taken'),
+        ),
+        usage.reserve(
+          instance,
+          quotas(100_000),
+          { bytes: 10, objects: 1 },
+          'object:batched/b',
+          newId(),
+          object('b'),
+        ),
+      ]);
+      // The first went alone; the three that came while it was under way went together.
+      expect(sent.reserve).toBe(2);
+      expect(first).toMatchObject({ outcome: 'held', replaced: null });
+      expect(uncounted).toEqual({ outcome: 'held', id: null, scopes: [] });
+      expect(busy).toEqual({ outcome: 'busy' });
+      expect(fresh).toMatchObject({
+        outcome: 'held',
+        scopes: [bucketScope('batched'), organisationScope(organisationId)],
+        replaced: null,
+      });
+    });
+  },
+);
