@@ -6,6 +6,21 @@
  * statement costs the process (building it, the socket writes, the wake-ups) is paid once per batch.
  */
 
+/**
+ * One statement at a time for the batches that share it: statements of one process that lock the
+ * same rows would only wait for each other in the database, where a wait costs far more (a
+ * heavyweight lock, the statement re-checked) than waiting here.
+ */
+export class Lane {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(work, work);
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
 interface Waiting<Item, Result> {
   readonly item: Item;
   readonly resolve: (result: Result) => void;
@@ -15,16 +30,23 @@ interface Waiting<Item, Result> {
 export class Batches<Item, Result> {
   readonly #write: (items: readonly Item[]) => Promise<readonly Result[]>;
   readonly #largest: number;
+  readonly #lane: Lane;
   #waiting: Waiting<Item, Result>[] = [];
   #writing = false;
 
   /**
    * `write` takes a batch and gives each item's result, in order; should it fail, every call of
-   * the batch fails with its error. A batch holds at most `largest` items.
+   * the batch fails with its error. A batch holds at most `largest` items, and goes once `lane`
+   * (shared with other batches, or its own) is free.
    */
-  constructor(write: (items: readonly Item[]) => Promise<readonly Result[]>, largest: number) {
+  constructor(
+    write: (items: readonly Item[]) => Promise<readonly Result[]>,
+    largest: number,
+    lane: Lane = new Lane(),
+  ) {
     this.#write = write;
     this.#largest = largest;
+    this.#lane = lane;
   }
 
   submit(item: Item): Promise<Result> {
@@ -39,7 +61,7 @@ export class Batches<Item, Result> {
     while (this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0, this.#largest);
       try {
-        const results = await this.#write(batch.map((waiting) => waiting.item));
+        const results = await this.#lane.run(() => this.#write(batch.map((waiting) => waiting.item)));
         if (results.length !== batch.length)
           throw new Error(`a batch of ${batch.length} gave ${results.length} results`);
         batch.forEach((waiting, index) => waiting.resolve(results[index] as Result));
