@@ -13,7 +13,8 @@
  * Every side is held to the target: the gateway's CPU per request at most 5% above `none`. An
  * upload under a quota reserves room and holds its key in PostgreSQL, reading there the size of
  * the object it replaces, then records what the store holds (two statements, exact counting's
- * price): it is held to the target like the rest, and the report says how far it is from it.
+ * price, each shared with the uploads under way at the same moment): it is held to the target like
+ * the rest, and the report says how far it is from it.
  */
 import { randomBytes } from 'node:crypto';
 import { addOrganisation } from '../test/support/control-plane.js';
@@ -185,7 +186,8 @@ export async function runLimits(
       `Medians of ${settings.rounds} round(s) of ${settings.loadSeconds} s (after ${settings.warmupSeconds} s of warm-up) per side, each round starting`,
       'one side later than the one before (the first run after a change measured more in trials).',
       `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under a quota reserves room and holds its key,`,
-      'reading the size of the object it replaces, then records what the store holds: two statements in PostgreSQL.',
+      'reading the size of the object it replaces, then records what the store holds: two statements in PostgreSQL,',
+      'each carrying the uploads of the gateway process under way at the same moment.',
     ],
     data: results.map(({ scenario, rounds }) => ({
       scenario,
