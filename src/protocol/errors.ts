@@ -410,6 +410,11 @@ export const S3_ERRORS = {
     'At least one of the pre-conditions you specified did not hold.',
   ),
   InvalidRange: entry('InvalidRange', 416, 'The requested range is not satisfiable.'),
+  InvalidCopySourceRange: entry(
+    'InvalidArgument',
+    400,
+    'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy.',
+  ),
   BackendRejectedRequest: entry('InvalidRequest', 400, 'The object store refused the request.'),
   ServiceUnavailable: entry(
     'ServiceUnavailable',

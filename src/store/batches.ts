@@ -1,24 +1,16 @@
 /**
  * Statements of concurrent callers written together (a group commit without waiting): a call made
- * while no batch is under way goes at once, alone; calls made while one is under way line up and go
- * together as the next, as soon as it is over. Nothing is held back for company, so a lone call is
- * as fast as an unbatched one, and the busier the database the more each statement carries: what a
- * statement costs the process (building it, the socket writes, the wake-ups) is paid once per batch.
+ * while no batch of its key is under way goes at once, alone; calls made while one is under way
+ * line up and go together as the next, as soon as it is over. Nothing is held back for company, so
+ * a lone call is as fast as an unbatched one, and the busier the database the more each statement
+ * carries: what a statement costs the process (building it, the socket writes, the wake-ups) is
+ * paid once per batch. Calls of different keys (statements that lock different rows) never share a
+ * batch nor wait for each other's, so a statement waiting for a lock holds up only its own key.
  */
 
-/**
- * One statement at a time for the batches that share it: statements of one process that lock the
- * same rows would only wait for each other in the database, where a wait costs far more (a
- * heavyweight lock, the statement re-checked) than waiting here.
- */
-export class Lane {
-  #tail: Promise<unknown> = Promise.resolve();
-
-  run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(work, work);
-    this.#tail = result.catch(() => undefined);
-    return result;
-  }
+/** The result of an item whose part of the batch failed: its call fails with `error`. */
+export class Failed {
+  constructor(readonly error: unknown) {}
 }
 
 interface Waiting<Item, Result> {
@@ -27,48 +19,104 @@ interface Waiting<Item, Result> {
   readonly reject: (error: unknown) => void;
 }
 
+/**
+ * One statement at a time per key, for the batches that share the lanes: statements of one process
+ * that lock the same rows would only wait for each other in the database, where a wait costs far
+ * more (a heavyweight lock, the statement checked again) than waiting here.
+ */
+export class Lanes {
+  /** Per key in use, the end of its last statement and how many are under way or waiting. */
+  readonly #lanes = new Map<string, { tail: Promise<unknown>; using: number }>();
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    let lane = this.#lanes.get(key);
+    if (lane === undefined) {
+      lane = { tail: Promise.resolve(), using: 0 };
+      this.#lanes.set(key, lane);
+    }
+    const used = lane;
+    used.using += 1;
+    const result = used.tail.then(work, work);
+    used.tail = result.then(
+      () => this.#leave(key, used),
+      () => this.#leave(key, used),
+    );
+    return result;
+  }
+
+  /** Keys with statements under way or waiting (for tests). */
+  get size(): number {
+    return this.#lanes.size;
+  }
+
+  #leave(key: string, lane: { using: number }): void {
+    lane.using -= 1;
+    if (lane.using === 0 && this.#lanes.get(key) === lane) this.#lanes.delete(key);
+  }
+}
+
 export class Batches<Item, Result> {
-  readonly #write: (items: readonly Item[]) => Promise<readonly Result[]>;
+  readonly #write: (items: readonly Item[]) => Promise<readonly (Result | Failed)[]>;
   readonly #largest: number;
-  readonly #lane: Lane;
-  #waiting: Waiting<Item, Result>[] = [];
-  #writing = false;
+  readonly #lanes: Lanes;
+  /** Per key with a batch under way, the calls waiting for the next. */
+  readonly #waiting = new Map<string, Waiting<Item, Result>[]>();
 
   /**
-   * `write` takes a batch and gives each item's result, in order; should it fail, every call of
-   * the batch fails with its error. A batch holds at most `largest` items, and goes once `lane`
-   * (shared with other batches, or its own) is free.
+   * `write` takes a batch and gives each item's result, in order (`Failed` fails that item's
+   * call); should it throw, every call of the batch fails with its error. A batch holds at most
+   * `largest` items, and goes once its key's lane in `lanes` (shared with other batches, or its
+   * own) is free.
    */
   constructor(
-    write: (items: readonly Item[]) => Promise<readonly Result[]>,
+    write: (items: readonly Item[]) => Promise<readonly (Result | Failed)[]>,
     largest: number,
-    lane: Lane = new Lane(),
+    lanes: Lanes = new Lanes(),
   ) {
     this.#write = write;
     this.#largest = largest;
-    this.#lane = lane;
+    this.#lanes = lanes;
   }
 
-  submit(item: Item): Promise<Result> {
+  submit(key: string, item: Item): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
-      this.#waiting.push({ item, resolve, reject });
-      if (!this.#writing) void this.#drain();
+      const waiting = this.#waiting.get(key);
+      if (waiting !== undefined) waiting.push({ item, resolve, reject });
+      else {
+        const queue = [{ item, resolve, reject }];
+        this.#waiting.set(key, queue);
+        void this.#drain(key, queue);
+      }
     });
   }
 
-  async #drain(): Promise<void> {
-    this.#writing = true;
-    while (this.#waiting.length > 0) {
-      const batch = this.#waiting.splice(0, this.#largest);
-      try {
-        const results = await this.#lane.run(() => this.#write(batch.map((waiting) => waiting.item)));
-        if (results.length !== batch.length)
-          throw new Error(`a batch of ${batch.length} gave ${results.length} results`);
-        batch.forEach((waiting, index) => waiting.resolve(results[index] as Result));
-      } catch (error) {
-        for (const waiting of batch) waiting.reject(error);
+  async #drain(key: string, queue: Waiting<Item, Result>[]): Promise<void> {
+    while (queue.length > 0) {
+      // Taken once the lane is free, so that the calls made while it was busy go too.
+      const results = await this.#lanes.run(key, async () => {
+        const batch = queue.splice(0, this.#largest);
+        try {
+          return { batch, results: await this.#write(batch.map((waiting) => waiting.item)) };
+        } catch (error) {
+          return { batch, error };
+        }
+      });
+      const { batch } = results;
+      if ('error' in results) {
+        for (const waiting of batch) waiting.reject(results.error);
+        continue;
       }
+      if (results.results.length !== batch.length) {
+        const error = new Error(`a batch of ${batch.length} gave ${results.results.length} results`);
+        for (const waiting of batch) waiting.reject(error);
+        continue;
+      }
+      batch.forEach((waiting, index) => {
+        const result = results.results[index] as Result | Failed;
+        if (result instanceof Failed) waiting.reject(result.error);
+        else waiting.resolve(result);
+      });
     }
-    this.#writing = false;
+    this.#waiting.delete(key);
   }
 }

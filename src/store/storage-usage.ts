@@ -20,7 +20,7 @@
  */
 import { newId } from '../security/ids.js';
 import { countOf, inTransaction, type Sql } from './database.js';
-import { Batches, Lane } from './batches.js';
+import { Batches, Failed, Lanes } from './batches.js';
 import {
   forgetAbsent,
   keptSizes,
@@ -157,6 +157,27 @@ interface Settled {
 /** The most reservations (or settlements) one statement carries. */
 const BATCH_LARGEST = 64;
 
+/** Reservations whose lane is remembered for their settlement (beyond, they settle in a lane of their own). */
+const LANES_REMEMBERED = 100_000;
+
+/** The lane of a write under `quotas`: the usage rows its statements lock. */
+function laneOf(quotas: readonly ScopeQuota[]): string {
+  return quotas
+    .map((quota) => quota.scope)
+    .sort()
+    .join(' ');
+}
+
+/** Runs `alone` for each item in turn; an item whose statement failed gets its error. */
+async function eachAlone<Item, Result>(
+  items: readonly Item[],
+  alone: (item: Item) => Promise<Result>,
+): Promise<(Result | Failed)[]> {
+  const results: (Result | Failed)[] = [];
+  for (const item of items) results.push(await alone(item).catch((error: unknown) => new Failed(error)));
+  return results;
+}
+
 /** The room an upload asks for: what it adds, never less than nothing. */
 export function roomOf(change: StorageChange): StorageChange {
   return { bytes: Math.max(0, change.bytes), objects: Math.max(0, change.objects) };
@@ -171,20 +192,24 @@ export class StorageUsageStore {
   readonly #sql: Sql;
   /**
    * Concurrent reservations and settlements go to the database together (batches.ts), one
-   * statement at a time: both lock the same usage rows, and statements that wait for each other's
-   * locks in PostgreSQL cost it several times the work (measured in BENCHMARKS.md).
+   * statement at a time per set of usage rows they lock (a lane: the scopes of the quotas, which a
+   * settlement finds by its reservation): statements that wait for each other's locks in
+   * PostgreSQL cost it several times the work (BENCHMARKS.md), and writes under other quotas do
+   * not wait for them.
    */
-  readonly #lane = new Lane();
+  readonly #lanes = new Lanes();
   readonly #reservations = new Batches<Asked, Reservation>(
     (asked) => this.#reserveBatch(asked),
     BATCH_LARGEST,
-    this.#lane,
+    this.#lanes,
   );
   readonly #settlements = new Batches<Settled, boolean>(
     (settled) => this.#settleBatch(settled),
     BATCH_LARGEST,
-    this.#lane,
+    this.#lanes,
   );
+  /** The lane of each reservation this store made and has not settled yet, by its id. */
+  readonly #laneOf = new Map<string, string>();
 
   constructor(sql: Sql) {
     this.#sql = sql;
@@ -209,21 +234,28 @@ export class StorageUsageStore {
     id: string = newId(),
     object?: ObjectRef,
   ): Promise<Reservation> {
-    return this.#reservations.submit({ instanceId, quotas, change, heldKey, id, object });
+    const lane = laneOf(quotas);
+    const reserved = this.#reservations.submit(lane, { instanceId, quotas, change, heldKey, id, object });
+    return reserved.then((reservation) => {
+      if (reservation.outcome === 'held' && reservation.id !== null && this.#laneOf.size < LANES_REMEMBERED)
+        this.#laneOf.set(reservation.id, lane);
+      return reservation;
+    });
   }
 
-  /** The reservations of a batch: together when they all fit, else each alone (to say which fit). */
-  async #reserveBatch(asked: readonly Asked[]): Promise<Reservation[]> {
+  /**
+   * The reservations of a batch: together when they all fit, else each alone (to say which fit),
+   * and each alone too when the statement failed, so that one write's error is its own.
+   */
+  async #reserveBatch(asked: readonly Asked[]): Promise<(Reservation | Failed)[]> {
     const objects = asked.flatMap((one) => (one.object === undefined ? [] : [JSON.stringify(one.object)]));
     // A statement reads each object once: two writes to one object (never two of one process's,
     // which take turns at its key) go one after the other.
     if (asked.length > 1 && new Set(objects).size === objects.length) {
-      const together = await this.#reserveTogether(asked);
+      const together = await this.#reserveTogether(asked).catch(() => null);
       if (together !== null) return together;
     }
-    const reservations: Reservation[] = [];
-    for (const one of asked) reservations.push(await this.#reserveAlone(one));
-    return reservations;
+    return eachAlone(asked, (one) => this.#reserveAlone(one));
   }
 
   async #reserveAlone({ instanceId, quotas, change, heldKey, id, object }: Asked): Promise<Reservation> {
@@ -568,14 +600,23 @@ export class StorageUsageStore {
   settle(ids: string | readonly string[], change: StorageChange, kept?: KeptSizes): Promise<boolean> {
     const list = typeof ids === 'string' ? [ids] : [...ids];
     if (list.length === 0) return Promise.resolve(false);
-    if (list.length === 1) return this.#settlements.submit({ id: list[0] as string, change, kept });
+    const lanes = list.map((id) => this.#laneOf.get(id));
+    for (const id of list) this.#laneOf.delete(id);
+    if (list.length === 1)
+      return this.#settlements.submit(lanes[0] ?? '', { id: list[0] as string, change, kept });
     return this.#settleAlone(list, change, kept);
   }
 
-  async #settleBatch(settled: readonly Settled[]): Promise<boolean[]> {
-    if (settled.length > 1) return this.#settleTogether(settled);
-    const [one] = settled as [Settled];
-    return [await this.#settleAlone([one.id], one.change, one.kept)];
+  /**
+   * The settlements of a batch: together, or each alone when one reservation is named twice (the
+   * second changes nothing, as alone) or when the statement failed.
+   */
+  async #settleBatch(settled: readonly Settled[]): Promise<(boolean | Failed)[]> {
+    if (settled.length > 1 && new Set(settled.map((one) => one.id)).size === settled.length) {
+      const together = await this.#settleTogether(settled).catch(() => null);
+      if (together !== null) return together;
+    }
+    return eachAlone(settled, (one) => this.#settleAlone([one.id], one.change, one.kept));
   }
 
   /** The settlements of a batch in one statement, each as `#settleAlone` makes it. */

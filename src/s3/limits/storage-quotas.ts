@@ -84,11 +84,19 @@ function uploadLength(stage: Planned): number {
   return stage.body.decodedLength;
 }
 
-/** The length a copy reads: its source range (UploadPartCopy), else the whole source. */
+/**
+ * The length a copy reads: its source range (UploadPartCopy), else the whole source. A range whose
+ * offsets are out of order or beyond any object's size is refused before room is asked for it.
+ */
 function copyLength(stage: Planned, sourceSize: number | null): number | null {
-  const range = /^bytes=(\d+)-(\d+)$/.exec(headerValue(stage.headers, 'x-amz-copy-source-range') ?? '');
-  if (range !== null) return Number(range[2]) - Number(range[1]) + 1;
-  return sourceSize;
+  const header = headerValue(stage.headers, 'x-amz-copy-source-range');
+  if (header === undefined) return sourceSize;
+  const range = /^bytes=(\d+)-(\d+)$/.exec(header);
+  const first = Number(range?.[1]);
+  const last = Number(range?.[2]);
+  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(last) || last < first)
+    throw new S3Error('InvalidCopySourceRange');
+  return last - first + 1;
 }
 
 /** What replacing an object of `before` bytes (null: none) by one of `after` bytes (null: none) changes. */

@@ -3,6 +3,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  UploadPartCopyCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
@@ -700,6 +701,45 @@ describe('an organisation quota', () => {
 });
 
 describe('an organisation quota over several buckets', () => {
+  it('refuses a part copy whose source range no object could have, before asking for room', async () => {
+    const tenant = await addOrganisation(admin, 'quota-copy-range');
+    await tenant.owner.createBucket('copy-range');
+    const key = await tenant.owner.createCredential('writer', { buckets: ['*'], level: 'read-write' });
+    const writer = pathStyleClient(gw, key);
+    await writer.send(
+      new PutObjectCommand({ Bucket: 'copy-range', Key: 'src.bin', Body: Buffer.alloc(100, 1) }),
+    );
+    await admin.call(
+      'PATCH',
+      `/v1/organisation?organisationId=${tenant.organisationId}`,
+      { limits: { maxBytes: 10 * MiB } },
+      200,
+    );
+    const UploadId = (
+      await writer.send(new CreateMultipartUploadCommand({ Bucket: 'copy-range', Key: 'parts.bin' }))
+    ).UploadId as string;
+    const copyPart = (CopySourceRange: string) =>
+      writer.send(
+        new UploadPartCopyCommand({
+          Bucket: 'copy-range',
+          Key: 'parts.bin',
+          UploadId,
+          PartNumber: 1,
+          CopySource: 'copy-range/src.bin',
+          CopySourceRange,
+        }),
+      );
+    for (const range of ['bytes=0-99999999999999999999', 'bytes=50-10'])
+      await expectS3Error(copyPart(range), {
+        code: 'InvalidArgument',
+        status: 400,
+        message:
+          'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy.',
+      });
+    const report = (await tenant.owner.call('GET', '/v1/organisation/usage', undefined, 200)).storage;
+    expect(report.usage).toMatchObject({ storedBytes: 100, partBytes: 0, reservedBytes: 0 });
+  });
+
   it('refuses a copy and a part that would take the organisation past it, and stores nothing', async () => {
     const tenant = await addOrganisation(admin, 'quota-org-writes');
     await tenant.owner.createBucket('org-writes-a');

@@ -389,6 +389,7 @@ describe.runIf(postgres)(
     let database: TestDatabase;
     let db: Database;
     const organisationId = newId();
+    const otherOrganisationId = newId();
     /** The statements a store sent that hold room (reserve) or drop it (settle), one per batch. */
     const sent = { reserve: 0, settle: 0 };
 
@@ -411,9 +412,16 @@ describe.runIf(postgres)(
       db = database.connect(10);
       await runMigrations(db.sql);
       await db.sql`INSERT INTO organisations (id, name) VALUES (${organisationId}, 'batch-org')`;
+      await db.sql`INSERT INTO organisations (id, name) VALUES (${otherOrganisationId}, 'batch-other-org')`;
       for (const name of ['batched', 'uncounted'])
         await db.sql`INSERT INTO buckets (name, organisation_id) VALUES (${name}, ${organisationId})`;
+      await db.sql`INSERT INTO buckets (name, organisation_id) VALUES ('elsewhere', ${otherOrganisationId})`;
       const usage = new StorageUsageStore(db.sql);
+      await usage.recordBucketCount(otherOrganisationId, 'elsewhere', {
+        bytes: 0,
+        objects: 0,
+        sizes: new Map(),
+      });
       await usage.recordBucketCount(organisationId, 'batched', {
         bytes: 3_000,
         objects: 3,
@@ -520,7 +528,7 @@ describe.runIf(postgres)(
     it('holds exactly the writes that fit when together they do not, and refuses the others as alone', async () => {
       const usage = countingStore(db.counters);
       const instance = newId();
-      // 18,000 stored; room for three more new 1,000-byte objects (and for no more objects than 16).
+      // 18,000 stored; room for three more new 1,000-byte objects.
       const limits = quotas(21_000);
       const writes = Array.from({ length: 8 }, (_, index) => `over${index}`);
       const reservations = await Promise.all(
@@ -614,6 +622,110 @@ describe.runIf(postgres)(
         scopes: [bucketScope('batched'), organisationScope(organisationId)],
         replaced: null,
       });
+    });
+
+    it('settles a reservation named twice in one batch once, as alone', async () => {
+      const usage = new StorageUsageStore(db.counters);
+      const instance = newId();
+      const reserve = (key: string) =>
+        usage.reserve(
+          instance,
+          quotas(100_000),
+          { bytes: 100, objects: 1 },
+          `object:batched/${key}`,
+          newId(),
+          object(key),
+        );
+      const [filler, twice] = await Promise.all([reserve('filler'), reserve('twice')]);
+      if (filler.outcome !== 'held' || filler.id === null || twice.outcome !== 'held' || twice.id === null)
+        throw new Error('not held');
+      const before = (await usageOf())[0];
+      // Through a store that did not make them (a retry after a restart, say), all in one lane: the
+      // filler's settlement goes first, alone; the two of one reservation wait for it, together.
+      const other = new StorageUsageStore(db.counters);
+      const settled = await Promise.all([
+        other.settle(filler.id, NO_CHANGE, keptOf(object('filler'), null)),
+        other.settle(twice.id, { bytes: 100, objects: 1 }, keptOf(object('twice'), 100)),
+        other.settle(twice.id, { bytes: 100, objects: 1 }),
+      ]);
+      expect(settled).toEqual([true, true, false]);
+      expect((await usageOf())[0]).toEqual({
+        scope: bucketScope('batched'),
+        storedBytes: (before?.storedBytes ?? 0) + 100,
+        storedObjects: (before?.storedObjects ?? 0) + 1,
+        reservedBytes: (before?.reservedBytes ?? 0) - 200,
+        reservedObjects: (before?.reservedObjects ?? 0) - 2,
+      });
+    });
+
+    it('fails only the write whose statement fails, and answers the others of its batch as alone', async () => {
+      const usage = new StorageUsageStore(db.counters);
+      const instance = newId();
+      const filler = usage.reserve(
+        instance,
+        quotas(2 ** 50),
+        NO_CHANGE,
+        'object:batched/lane-filler',
+        newId(),
+      );
+      const [fine, broken] = await Promise.allSettled([
+        usage.reserve(
+          instance,
+          quotas(2 ** 50),
+          { bytes: 10, objects: 1 },
+          'object:batched/fine',
+          newId(),
+          object('fine'),
+        ),
+        // More bytes than a bigint holds: PostgreSQL refuses a statement that carries it.
+        usage.reserve(instance, quotas(2 ** 50), { bytes: 1e20, objects: 1 }, 'part:batched/u/1', newId()),
+      ]);
+      expect((await filler).outcome).toBe('held');
+      expect(fine).toMatchObject({ status: 'fulfilled', value: { outcome: 'held', replaced: null } });
+      expect(broken.status).toBe('rejected');
+    });
+
+    it("lets writes under another quota through while one waits for its rows' lock", async () => {
+      const usage = new StorageUsageStore(db.counters);
+      const instance = newId();
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let lockTaken: () => void = () => undefined;
+      const taken = new Promise<void>((resolve) => (lockTaken = resolve));
+      // A recount (or any other transaction) holding the bucket's usage row for a while.
+      const holder = db.sql.begin(async (transaction) => {
+        await transaction`SELECT 1 FROM storage_usage WHERE scope = ${bucketScope('batched')} FOR UPDATE`;
+        lockTaken();
+        await released;
+      });
+      await taken;
+      let waitingAnswered = false;
+      const waiting = usage
+        .reserve(
+          instance,
+          quotas(2 ** 50),
+          { bytes: 1, objects: 1 },
+          'object:batched/waits',
+          newId(),
+          object('waits'),
+        )
+        .then((reservation) => {
+          waitingAnswered = true;
+          return reservation;
+        });
+      const elsewhere = await usage.reserve(
+        instance,
+        [{ scope: bucketScope('elsewhere'), maxBytes: 1_000, maxObjects: null }],
+        { bytes: 1, objects: 1 },
+        'object:elsewhere/free',
+        newId(),
+        { bucket: 'elsewhere', key: 'free' },
+      );
+      expect(elsewhere).toMatchObject({ outcome: 'held', replaced: null });
+      expect(waitingAnswered).toBe(false);
+      release();
+      await holder;
+      expect(await waiting).toMatchObject({ outcome: 'held', replaced: null });
     });
   },
 );

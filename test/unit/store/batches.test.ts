@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Batches, Lane } from '../../../src/store/batches.js';
+import { Batches, Failed, Lanes } from '../../../src/store/batches.js';
 
 /** A write whose batches finish when the test says, recording what each carried. */
-function controlledWrite(running = { now: 0, most: 0 }) {
+function controlledWrite() {
   const batches: number[][] = [];
   const finish: (() => void)[] = [];
+  const running = { now: 0, most: 0 };
   const write = async (items: readonly number[]): Promise<number[]> => {
     batches.push([...items]);
     running.now += 1;
@@ -14,21 +15,21 @@ function controlledWrite(running = { now: 0, most: 0 }) {
     if (items.includes(-1)) throw new Error('the statement failed');
     return items.map((item) => item * 10);
   };
-  /** Ends the batch under way once it has started. */
+  /** Ends the oldest batch under way once one has started. */
   const finishNext = async () => {
     await vi.waitFor(() => expect(finish.length).toBeGreaterThan(0));
     finish.shift()?.();
   };
-  return { batches, finishNext, write };
+  return { batches, finishNext, running, write };
 }
 
 describe('batches of concurrent statements', () => {
   it('sends a lone call at once, and the calls made meanwhile together once it is over', async () => {
     const { batches, finishNext, write } = controlledWrite();
     const queue = new Batches(write, 3);
-    const first = queue.submit(1);
-    const later = [2, 3, 4, 5].map((item) => queue.submit(item));
+    const first = queue.submit('a', 1);
     await vi.waitFor(() => expect(batches).toEqual([[1]]));
+    const later = [2, 3, 4, 5].map((item) => queue.submit('a', item));
     await finishNext();
     expect(await first).toBe(10);
     await vi.waitFor(() => expect(batches).toEqual([[1], [2, 3, 4]]));
@@ -41,35 +42,58 @@ describe('batches of concurrent statements', () => {
   it('fails every call of a batch whose statement failed, and goes on with the next', async () => {
     const { batches, finishNext, write } = controlledWrite();
     const queue = new Batches(write, 10);
-    const first = queue.submit(1);
-    const failing = [queue.submit(2), queue.submit(-1)];
+    const first = queue.submit('a', 1);
+    await vi.waitFor(() => expect(batches).toEqual([[1]]));
+    const failing = [queue.submit('a', 2), queue.submit('a', -1)].map((call) =>
+      call.then(
+        () => 'answered',
+        (error: unknown) => (error as Error).message,
+      ),
+    );
     await finishNext();
     await first;
     await vi.waitFor(() => expect(batches).toEqual([[1], [2, -1]]));
-    const after = queue.submit(7);
+    const after = queue.submit('a', 7);
     await finishNext();
-    for (const call of failing) await expect(call).rejects.toThrow('the statement failed');
+    expect(await Promise.all(failing)).toEqual(['the statement failed', 'the statement failed']);
     await vi.waitFor(() => expect(batches).toEqual([[1], [2, -1], [7]]));
     await finishNext();
     expect(await after).toBe(70);
   });
 
-  it('runs one statement at a time of the batches that share a lane, in turn', async () => {
-    const running = { now: 0, most: 0 };
-    const { batches, finishNext, write } = controlledWrite(running);
-    const lane = new Lane();
-    const reservations = new Batches(write, 10, lane);
-    const settlements = new Batches(write, 10, lane);
-    const calls = [
-      reservations.submit(1),
-      settlements.submit(2),
-      reservations.submit(3),
-      settlements.submit(4),
-    ];
-    // Each kind's second call waits for its first batch, which waits for the lane: four batches.
-    for (let batch = 0; batch < 4; batch += 1) await finishNext();
-    expect(await Promise.all(calls)).toEqual([10, 20, 30, 40]);
-    expect(batches).toEqual([[1], [2], [3], [4]]);
-    expect(running.most).toBe(1);
+  it('fails only the calls whose part of the batch failed', async () => {
+    const queue = new Batches<number, number>(
+      (items) =>
+        Promise.resolve(items.map((item) => (item < 0 ? new Failed(new Error(`no ${item}`)) : item))),
+      10,
+    );
+    const calls = [queue.submit('a', 1), queue.submit('a', -2), queue.submit('a', 3)];
+    expect(await calls[0]).toBe(1);
+    await expect(calls[1]).rejects.toThrow('no -2');
+    expect(await calls[2]).toBe(3);
+  });
+
+  it('runs one statement at a time per key of the batches that share lanes, and keys apart', async () => {
+    const { batches, finishNext, running, write } = controlledWrite();
+    const lanes = new Lanes();
+    const reservations = new Batches(write, 10, lanes);
+    const settlements = new Batches(write, 10, lanes);
+    const calls = [reservations.submit('a', 1)];
+    await vi.waitFor(() => expect(batches).toEqual([[1]]));
+    calls.push(settlements.submit('a', 2), reservations.submit('a', 3));
+    // Another key does not wait for the lane of the first.
+    const other = reservations.submit('b', 9);
+    await vi.waitFor(() => expect(batches).toEqual([[1], [9]]));
+    expect(running.most).toBe(2);
+    await finishNext();
+    await finishNext();
+    expect(await other).toBe(90);
+    // The first key's second statement waited for its first; the third for the second.
+    await vi.waitFor(() => expect(batches).toEqual([[1], [9], [2]]));
+    await finishNext();
+    await vi.waitFor(() => expect(batches).toEqual([[1], [9], [2], [3]]));
+    await finishNext();
+    expect(await Promise.all(calls)).toEqual([10, 20, 30]);
+    expect(lanes.size).toBe(0);
   });
 });
