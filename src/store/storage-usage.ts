@@ -16,7 +16,9 @@
  * names the instance holding it, so one left by an instance that stopped is released by the
  * others (instances.ts), and an instance frees its own that no write of it holds any more. The
  * storage endpoint writes them through `Database.counters` (database.ts: commits that do not wait
- * for the WAL flush, so a quota's row is not held through one).
+ * for the WAL flush, so a quota's row is not held through one). The reservations and settlements
+ * a process has under way at the same moment go in one statement (batches.ts), each answered as
+ * if it had gone alone; those under the same quotas take turns, one statement at a time.
  */
 import { newId } from '../security/ids.js';
 import { countOf, inTransaction, type Sql } from './database.js';
