@@ -1,7 +1,8 @@
 /**
  * Statements of concurrent callers written together (a group commit without waiting): a call made
- * while no batch of its key is under way goes at once, alone; calls made while one is under way
- * line up and go together as the next, as soon as it is over. Nothing is held back for company, so
+ * while no batch of its key is under way goes at once (with those made in the same turn of the
+ * event loop); calls made while one is under way line up and go together as the next, as soon as
+ * it is over. Nothing is held back for company, so
  * a lone call is as fast as an unbatched one, and the busier the database the more each statement
  * carries: what a statement costs the process (building it, the socket writes, the wake-ups) is
  * paid once per batch. Calls of different keys (statements that lock different rows) never share a
@@ -91,32 +92,29 @@ export class Batches<Item, Result> {
   }
 
   async #drain(key: string, queue: Waiting<Item, Result>[]): Promise<void> {
-    while (queue.length > 0) {
-      // Taken once the lane is free, so that the calls made while it was busy go too.
-      const results = await this.#lanes.run(key, async () => {
-        const batch = queue.splice(0, this.#largest);
-        try {
-          return { batch, results: await this.#write(batch.map((waiting) => waiting.item)) };
-        } catch (error) {
-          return { batch, error };
-        }
-      });
-      const { batch } = results;
-      if ('error' in results) {
-        for (const waiting of batch) waiting.reject(results.error);
-        continue;
+    try {
+      while (queue.length > 0) {
+        // Taken once the lane is free, so that the calls made while it was busy go too.
+        const { batch, outcome } = await this.#lanes.run(key, async () => {
+          const taken = queue.splice(0, this.#largest);
+          try {
+            const results = await this.#write(taken.map((waiting) => waiting.item));
+            if (!Array.isArray(results) || results.length !== taken.length)
+              throw new Error(`a batch of ${taken.length} gave no result for each`);
+            return { batch: taken, outcome: { results } };
+          } catch (error) {
+            return { batch: taken, outcome: { error } };
+          }
+        });
+        batch.forEach((waiting, index) => {
+          const result =
+            'error' in outcome ? new Failed(outcome.error) : (outcome.results[index] as Result | Failed);
+          if (result instanceof Failed) waiting.reject(result.error);
+          else waiting.resolve(result);
+        });
       }
-      if (results.results.length !== batch.length) {
-        const error = new Error(`a batch of ${batch.length} gave ${results.results.length} results`);
-        for (const waiting of batch) waiting.reject(error);
-        continue;
-      }
-      batch.forEach((waiting, index) => {
-        const result = results.results[index] as Result | Failed;
-        if (result instanceof Failed) waiting.reject(result.error);
-        else waiting.resolve(result);
-      });
+    } finally {
+      this.#waiting.delete(key);
     }
-    this.#waiting.delete(key);
   }
 }

@@ -159,15 +159,16 @@ interface Settled {
 /** The most reservations (or settlements) one statement carries. */
 const BATCH_LARGEST = 64;
 
-/** Reservations whose lane is remembered for their settlement (beyond, they settle in a lane of their own). */
+/** Reservations whose lane is remembered for their settlement (beyond, they settle in a shared lane). */
 const LANES_REMEMBERED = 100_000;
 
-/** The lane of a write under `quotas`: the usage rows its statements lock. */
+/**
+ * The lane of a write under `quotas`: the most shared usage row its statements lock, its
+ * organisation's when that is counted (every write of the organisation locks it), else its
+ * bucket's. Writes that lock the same row take turns anyway; others never wait for each other.
+ */
 function laneOf(quotas: readonly ScopeQuota[]): string {
-  return quotas
-    .map((quota) => quota.scope)
-    .sort()
-    .join(' ');
+  return quotas.map((quota) => quota.scope).sort((a, b) => (a < b ? 1 : -1))[0] ?? '';
 }
 
 /** Runs `alone` for each item in turn; an item whose statement failed gets its error. */
@@ -210,7 +211,7 @@ export class StorageUsageStore {
     BATCH_LARGEST,
     this.#lanes,
   );
-  /** The lane of each reservation this store made and has not settled yet, by its id. */
+  /** The lane of each reservation this store made whose write is not over yet, by its id. */
   readonly #laneOf = new Map<string, string>();
 
   constructor(sql: Sql) {
@@ -603,10 +604,14 @@ export class StorageUsageStore {
     const list = typeof ids === 'string' ? [ids] : [...ids];
     if (list.length === 0) return Promise.resolve(false);
     const lanes = list.map((id) => this.#laneOf.get(id));
-    for (const id of list) this.#laneOf.delete(id);
     if (list.length === 1)
       return this.#settlements.submit(lanes[0] ?? '', { id: list[0] as string, change, kept });
     return this.#settleAlone(list, change, kept);
+  }
+
+  /** The writes of `ids` are over (settled, or given up): the lanes of their reservations go. */
+  forgetWrites(ids: readonly string[]): void {
+    for (const id of ids) this.#laneOf.delete(id);
   }
 
   /**

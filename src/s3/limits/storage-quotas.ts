@@ -85,17 +85,24 @@ function uploadLength(stage: Planned): number {
 }
 
 /**
- * The length a copy reads: its source range (UploadPartCopy), else the whole source. A range whose
- * offsets are out of order or beyond any object's size is refused before room is asked for it.
+ * The length a copy reads: UploadPartCopy's source range when it names one, else the whole source
+ * (CopyObject copies the whole object whatever the header says). A range whose offsets are out of
+ * order or past the end of the source is refused before room is asked for it.
  */
 function copyLength(stage: Planned, sourceSize: number | null): number | null {
   const header = headerValue(stage.headers, 'x-amz-copy-source-range');
-  if (header === undefined) return sourceSize;
+  if (stage.operation.name !== 'UploadPartCopy' || header === undefined) return sourceSize;
   const range = /^bytes=(\d+)-(\d+)$/.exec(header);
   const first = Number(range?.[1]);
   const last = Number(range?.[2]);
   if (!Number.isSafeInteger(first) || !Number.isSafeInteger(last) || last < first)
     throw new S3Error('InvalidCopySourceRange');
+  if (sourceSize !== null && last >= sourceSize)
+    throw new S3Error(
+      'InvalidCopySourceRange',
+      undefined,
+      `Range specified is not valid for source object of size: ${sourceSize}`,
+    );
   return last - first + 1;
 }
 
@@ -524,6 +531,7 @@ export class StorageQuotas {
       this.#inFlight.get(id)?.();
       this.#inFlight.delete(id);
     }
+    this.#usage.forgetWrites(ids);
   }
 
   /**

@@ -736,8 +736,52 @@ describe('an organisation quota over several buckets', () => {
         message:
           'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy.',
       });
+    // Past the end of the 100-byte source: S3's refusal, not a quota's.
+    await expectS3Error(copyPart('bytes=0-100'), {
+      code: 'InvalidArgument',
+      status: 400,
+      message: 'Range specified is not valid for source object of size: 100',
+    });
     const report = (await tenant.owner.call('GET', '/v1/organisation/usage', undefined, 200)).storage;
     expect(report.usage).toMatchObject({ storedBytes: 100, partBytes: 0, reservedBytes: 0 });
+  });
+
+  it('counts a CopyObject by its whole source, whatever copy range header it carries', async () => {
+    const tenant = await addOrganisation(admin, 'quota-copy-whole');
+    await tenant.owner.createBucket('copy-whole');
+    const key = await tenant.owner.createCredential('writer', { buckets: ['*'], level: 'read-write' });
+    const writer = pathStyleClient(gw, key);
+    await writer.send(
+      new PutObjectCommand({ Bucket: 'copy-whole', Key: 'src.bin', Body: Buffer.alloc(100, 1) }),
+    );
+    await admin.call(
+      'PATCH',
+      `/v1/organisation?organisationId=${tenant.organisationId}`,
+      { limits: { maxBytes: 150 } },
+      200,
+    );
+    // S3 ignores the header on CopyObject and copies all 100 bytes: 200 do not fit in 150.
+    writer.middlewareStack.add(
+      (next) => async (args) => {
+        (args.request as { headers: Record<string, string> }).headers['x-amz-copy-source-range'] =
+          'bytes=0-0';
+        return next(args);
+      },
+      { step: 'build' },
+    );
+    await expectS3Error(
+      writer.send(
+        new CopyObjectCommand({ Bucket: 'copy-whole', Key: 'copy.bin', CopySource: 'copy-whole/src.bin' }),
+      ),
+      {
+        code: 'QuotaExceeded',
+        status: 403,
+        message:
+          "The organisation's storage quota does not leave room for this upload (maximum bytes or objects). Delete objects, or ask the platform's administrators to raise the quota.",
+      },
+    );
+    const report = (await tenant.owner.call('GET', '/v1/organisation/usage', undefined, 200)).storage;
+    expect(report.usage).toMatchObject({ storedBytes: 100, storedObjects: 1, reservedBytes: 0 });
   });
 
   it('refuses a copy and a part that would take the organisation past it, and stores nothing', async () => {

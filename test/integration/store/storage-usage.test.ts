@@ -640,8 +640,9 @@ describe.runIf(postgres)(
       if (filler.outcome !== 'held' || filler.id === null || twice.outcome !== 'held' || twice.id === null)
         throw new Error('not held');
       const before = (await usageOf())[0];
-      // Through a store that did not make them (a retry after a restart, say), all in one lane: the
-      // filler's settlement goes first, alone; the two of one reservation wait for it, together.
+      // Through a store that did not make them (a retry after a restart, say): one lane, and one
+      // batch (they are made in the same turn), which names a reservation twice, so its
+      // settlements go one by one, the second of that reservation changing nothing.
       const other = new StorageUsageStore(db.counters);
       const settled = await Promise.all([
         other.settle(filler.id, NO_CHANGE, keptOf(object('filler'), null)),
@@ -688,44 +689,69 @@ describe.runIf(postgres)(
     it("lets writes under another quota through while one waits for its rows' lock", async () => {
       const usage = new StorageUsageStore(db.counters);
       const instance = newId();
+      const elsewhere = [{ scope: bucketScope('elsewhere'), maxBytes: 1_000_000, maxObjects: null }];
+      const reserveElsewhere = (key: string) =>
+        usage.reserve(instance, elsewhere, { bytes: 1, objects: 1 }, `object:elsewhere/${key}`, newId(), {
+          bucket: 'elsewhere',
+          key,
+        });
+      // Held before the lock: its settlement, in the lane of its own quota, must not wait either.
+      const toSettle = await reserveElsewhere('settled-meanwhile');
+      if (toSettle.outcome !== 'held' || toSettle.id === null) throw new Error('not held');
+      const lockedOut = await usage.reserve(
+        instance,
+        quotas(2 ** 50),
+        NO_CHANGE,
+        'object:batched/before',
+        newId(),
+      );
+      if (lockedOut.outcome !== 'held' || lockedOut.id === null) throw new Error('not held');
       let release: () => void = () => undefined;
       const released = new Promise<void>((resolve) => (release = resolve));
       let lockTaken: () => void = () => undefined;
       const taken = new Promise<void>((resolve) => (lockTaken = resolve));
-      // A recount (or any other transaction) holding the bucket's usage row for a while.
+      // A recount (or any other transaction) holding the bucket's and its organisation's rows.
       const holder = db.sql.begin(async (transaction) => {
-        await transaction`SELECT 1 FROM storage_usage WHERE scope = ${bucketScope('batched')} FOR UPDATE`;
+        await transaction`
+          SELECT 1 FROM storage_usage WHERE scope = ANY(${[bucketScope('batched'), organisationScope(organisationId)]}::text[])
+          ORDER BY scope FOR UPDATE`;
         lockTaken();
         await released;
       });
-      await taken;
-      let waitingAnswered = false;
-      const waiting = usage
-        .reserve(
-          instance,
-          quotas(2 ** 50),
-          { bytes: 1, objects: 1 },
-          'object:batched/waits',
-          newId(),
-          object('waits'),
-        )
-        .then((reservation) => {
-          waitingAnswered = true;
-          return reservation;
-        });
-      const elsewhere = await usage.reserve(
-        instance,
-        [{ scope: bucketScope('elsewhere'), maxBytes: 1_000, maxObjects: null }],
-        { bytes: 1, objects: 1 },
-        'object:elsewhere/free',
-        newId(),
-        { bucket: 'elsewhere', key: 'free' },
-      );
-      expect(elsewhere).toMatchObject({ outcome: 'held', replaced: null });
-      expect(waitingAnswered).toBe(false);
-      release();
-      await holder;
-      expect(await waiting).toMatchObject({ outcome: 'held', replaced: null });
+      try {
+        await taken;
+        let waitingAnswered = false;
+        const waiting = usage
+          .reserve(
+            instance,
+            quotas(2 ** 50),
+            { bytes: 1, objects: 1 },
+            'object:batched/waits',
+            newId(),
+            object('waits'),
+          )
+          .then((reservation) => {
+            waitingAnswered = true;
+            return reservation;
+          });
+        // A settlement under the locked quotas waits in their lane, and not in the other's.
+        const settledLater = usage.settle(lockedOut.id, NO_CHANGE);
+        expect(await reserveElsewhere('free')).toMatchObject({ outcome: 'held', replaced: null });
+        expect(
+          await usage.settle(
+            toSettle.id,
+            { bytes: 1, objects: 1 },
+            keptOf({ bucket: 'elsewhere', key: 'settled-meanwhile' }, 1),
+          ),
+        ).toBe(true);
+        expect(waitingAnswered).toBe(false);
+        release();
+        expect(await waiting).toMatchObject({ outcome: 'held', replaced: null });
+        expect(await settledLater).toBe(true);
+      } finally {
+        release();
+        await holder;
+      }
     });
   },
 );

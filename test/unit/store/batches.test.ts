@@ -96,4 +96,14 @@ describe('batches of concurrent statements', () => {
     expect(await Promise.all(calls)).toEqual([10, 20, 30]);
     expect(lanes.size).toBe(0);
   });
+  it('fails a batch whose write gives no result for each call, and serves the key after it', async () => {
+    let broken = true;
+    const queue = new Batches<number, number>(
+      (items) => Promise.resolve(broken ? items.slice(1) : [...items]),
+      10,
+    );
+    await expect(queue.submit('a', 1)).rejects.toThrow('gave no result for each');
+    broken = false;
+    expect(await queue.submit('a', 2)).toBe(2);
+  });
 });
