@@ -701,20 +701,24 @@ describe('an organisation quota', () => {
 });
 
 describe('an organisation quota over several buckets', () => {
-  it('refuses a part copy whose source range no object could have, before asking for room', async () => {
-    const tenant = await addOrganisation(admin, 'quota-copy-range');
-    await tenant.owner.createBucket('copy-range');
+  /** An organisation with a bucket holding a 100-byte src.bin, then a quota of `maxBytes`, and a writer. */
+  const sourceUnderQuota = async (name: string, bucket: string, maxBytes: number) => {
+    const tenant = await addOrganisation(admin, name);
+    await tenant.owner.createBucket(bucket);
     const key = await tenant.owner.createCredential('writer', { buckets: ['*'], level: 'read-write' });
     const writer = pathStyleClient(gw, key);
-    await writer.send(
-      new PutObjectCommand({ Bucket: 'copy-range', Key: 'src.bin', Body: Buffer.alloc(100, 1) }),
-    );
+    await writer.send(new PutObjectCommand({ Bucket: bucket, Key: 'src.bin', Body: Buffer.alloc(100, 1) }));
     await admin.call(
       'PATCH',
       `/v1/organisation?organisationId=${tenant.organisationId}`,
-      { limits: { maxBytes: 10 * MiB } },
+      { limits: { maxBytes } },
       200,
     );
+    return { tenant, writer };
+  };
+
+  it('refuses a part copy whose source range no object could have, before asking for room', async () => {
+    const { tenant, writer } = await sourceUnderQuota('quota-copy-range', 'copy-range', 10 * MiB);
     const UploadId = (
       await writer.send(new CreateMultipartUploadCommand({ Bucket: 'copy-range', Key: 'parts.bin' }))
     ).UploadId as string;
@@ -747,19 +751,7 @@ describe('an organisation quota over several buckets', () => {
   });
 
   it('counts a CopyObject by its whole source, whatever copy range header it carries', async () => {
-    const tenant = await addOrganisation(admin, 'quota-copy-whole');
-    await tenant.owner.createBucket('copy-whole');
-    const key = await tenant.owner.createCredential('writer', { buckets: ['*'], level: 'read-write' });
-    const writer = pathStyleClient(gw, key);
-    await writer.send(
-      new PutObjectCommand({ Bucket: 'copy-whole', Key: 'src.bin', Body: Buffer.alloc(100, 1) }),
-    );
-    await admin.call(
-      'PATCH',
-      `/v1/organisation?organisationId=${tenant.organisationId}`,
-      { limits: { maxBytes: 150 } },
-      200,
-    );
+    const { tenant, writer } = await sourceUnderQuota('quota-copy-whole', 'copy-whole', 150);
     // S3 ignores the header on CopyObject and copies all 100 bytes: 200 do not fit in 150.
     writer.middlewareStack.add(
       (next) => async (args) => {

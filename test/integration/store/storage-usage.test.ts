@@ -389,6 +389,8 @@ describe.runIf(postgres)(
     let database: TestDatabase;
     let db: Database;
     const organisationId = newId();
+    /** The instance the writes of these tests hold their reservations for. */
+    const writer = newId();
     const otherOrganisationId = newId();
     /** The statements a store sent that hold room (reserve) or drop it (settle), one per batch. */
     const sent = { reserve: 0, settle: 0 };
@@ -440,6 +442,19 @@ describe.runIf(postgres)(
       { scope: organisationScope(organisationId), maxBytes: null, maxObjects: null },
     ];
     const object = (key: string) => ({ bucket: 'batched', key });
+    /**
+     * A write to `key` of the batched bucket, through `usage`, under a quota of `maxBytes`: asking
+     * room for a new object of `bytes`, or for nothing (0).
+     */
+    const write = (usage: StorageUsageStore, key: string, bytes: number, maxBytes = 100_000) =>
+      usage.reserve(
+        writer,
+        quotas(maxBytes),
+        bytes === 0 ? NO_CHANGE : { bytes, objects: 1 },
+        `object:batched/${key}`,
+        newId(),
+        object(key),
+      );
     const usageOf = async () => {
       const rows = await new StorageUsageStore(db.sql).figures(organisationId);
       return rows.map(({ scope, storedBytes, storedObjects, reservedBytes, reservedObjects }) => ({
@@ -460,22 +475,10 @@ describe.runIf(postgres)(
 
     it('reads what each write replaces, holds each key and reserves what they add, in far fewer statements than writes', async () => {
       const usage = countingStore(db.counters);
-      const instance = newId();
       sent.reserve = 0;
       // Twelve writes at once: three overwrite the objects there (1,000 bytes each), nine are new.
       const keys = Array.from({ length: 12 }, (_, index) => `k${index}`);
-      const reservations = await Promise.all(
-        keys.map((key) =>
-          usage.reserve(
-            instance,
-            quotas(100_000),
-            { bytes: 1_500, objects: 1 },
-            `object:batched/${key}`,
-            newId(),
-            object(key),
-          ),
-        ),
-      );
+      const reservations = await Promise.all(keys.map((key) => write(usage, key, 1_500)));
       expect(sent.reserve).toBeLessThan(keys.length / 2);
       expect(
         reservations.map((reservation) => reservation.outcome === 'held' && reservation.replaced),
@@ -487,9 +490,7 @@ describe.runIf(postgres)(
         { scope: organisationScope(organisationId), storedBytes: 3_000, storedObjects: 3, ...reserved },
       ]);
       // Each key is held: another write to one of them waits.
-      expect(
-        await usage.reserve(newId(), quotas(100_000), NO_CHANGE, 'object:batched/k5', newId(), object('k5')),
-      ).toEqual({ outcome: 'busy' });
+      expect(await write(new StorageUsageStore(db.counters), 'k5', 0)).toEqual({ outcome: 'busy' });
 
       // They all complete: the sizes kept and the count change once each, in far fewer statements.
       sent.settle = 0;
@@ -527,22 +528,9 @@ describe.runIf(postgres)(
 
     it('holds exactly the writes that fit when together they do not, and refuses the others as alone', async () => {
       const usage = countingStore(db.counters);
-      const instance = newId();
-      // 18,000 stored; room for three more new 1,000-byte objects.
-      const limits = quotas(21_000);
+      // 18,000 stored; under 21,000, room for three more new 1,000-byte objects.
       const writes = Array.from({ length: 8 }, (_, index) => `over${index}`);
-      const reservations = await Promise.all(
-        writes.map((key) =>
-          usage.reserve(
-            instance,
-            limits,
-            { bytes: 1_000, objects: 1 },
-            `object:batched/${key}`,
-            newId(),
-            object(key),
-          ),
-        ),
-      );
+      const reservations = await Promise.all(writes.map((key) => write(usage, key, 1_000, 21_000)));
       const held = reservations.filter((reservation) => reservation.outcome === 'held');
       expect(held).toHaveLength(3);
       for (const refused of reservations.filter((reservation) => reservation.outcome !== 'held'))
@@ -567,50 +555,21 @@ describe.runIf(postgres)(
 
     it('answers each write of a batch as alone: an uncounted bucket holds nothing, a held key is busy', async () => {
       const usage = countingStore(db.counters);
-      const instance = newId();
-      const holder = await new StorageUsageStore(db.counters).reserve(
-        instance,
-        quotas(100_000),
-        NO_CHANGE,
-        'object:batched/taken',
-        newId(),
-        object('taken'),
-      );
+      const holder = await write(new StorageUsageStore(db.counters), 'taken', 0);
       expect(holder.outcome).toBe('held');
       sent.reserve = 0;
       const [first, uncounted, busy, fresh] = await Promise.all([
+        write(usage, 'a', 10),
         usage.reserve(
-          instance,
-          quotas(100_000),
-          { bytes: 10, objects: 1 },
-          'object:batched/a',
-          newId(),
-          object('a'),
-        ),
-        usage.reserve(
-          instance,
+          writer,
           [{ scope: bucketScope('uncounted'), maxBytes: 1, maxObjects: null }],
           { bytes: 10, objects: 1 },
           'object:uncounted/x',
           newId(),
           { bucket: 'uncounted', key: 'x' },
         ),
-        usage.reserve(
-          instance,
-          quotas(100_000),
-          { bytes: 10, objects: 1 },
-          'object:batched/taken',
-          newId(),
-          object('taken'),
-        ),
-        usage.reserve(
-          instance,
-          quotas(100_000),
-          { bytes: 10, objects: 1 },
-          'object:batched/b',
-          newId(),
-          object('b'),
-        ),
+        write(usage, 'taken', 10),
+        write(usage, 'b', 10),
       ]);
       // The first went alone; the three that came while it was under way went together.
       expect(sent.reserve).toBe(2);
@@ -626,16 +585,7 @@ describe.runIf(postgres)(
 
     it('settles a reservation named twice in one batch once, as alone', async () => {
       const usage = new StorageUsageStore(db.counters);
-      const instance = newId();
-      const reserve = (key: string) =>
-        usage.reserve(
-          instance,
-          quotas(100_000),
-          { bytes: 100, objects: 1 },
-          `object:batched/${key}`,
-          newId(),
-          object(key),
-        );
+      const reserve = (key: string) => write(usage, key, 100);
       const [filler, twice] = await Promise.all([reserve('filler'), reserve('twice')]);
       if (filler.outcome !== 'held' || filler.id === null || twice.outcome !== 'held' || twice.id === null)
         throw new Error('not held');
@@ -661,25 +611,11 @@ describe.runIf(postgres)(
 
     it('fails only the write whose statement fails, and answers the others of its batch as alone', async () => {
       const usage = new StorageUsageStore(db.counters);
-      const instance = newId();
-      const filler = usage.reserve(
-        instance,
-        quotas(2 ** 50),
-        NO_CHANGE,
-        'object:batched/lane-filler',
-        newId(),
-      );
+      const filler = write(usage, 'lane-filler', 0, 2 ** 50);
       const [fine, broken] = await Promise.allSettled([
-        usage.reserve(
-          instance,
-          quotas(2 ** 50),
-          { bytes: 10, objects: 1 },
-          'object:batched/fine',
-          newId(),
-          object('fine'),
-        ),
+        write(usage, 'fine', 10, 2 ** 50),
         // More bytes than a bigint holds: PostgreSQL refuses a statement that carries it.
-        usage.reserve(instance, quotas(2 ** 50), { bytes: 1e20, objects: 1 }, 'part:batched/u/1', newId()),
+        usage.reserve(writer, quotas(2 ** 50), { bytes: 1e20, objects: 1 }, 'part:batched/u/1', newId()),
       ]);
       expect((await filler).outcome).toBe('held');
       expect(fine).toMatchObject({ status: 'fulfilled', value: { outcome: 'held', replaced: null } });
@@ -688,23 +624,16 @@ describe.runIf(postgres)(
 
     it("lets writes under another quota through while one waits for its rows' lock", async () => {
       const usage = new StorageUsageStore(db.counters);
-      const instance = newId();
       const elsewhere = [{ scope: bucketScope('elsewhere'), maxBytes: 1_000_000, maxObjects: null }];
       const reserveElsewhere = (key: string) =>
-        usage.reserve(instance, elsewhere, { bytes: 1, objects: 1 }, `object:elsewhere/${key}`, newId(), {
+        usage.reserve(writer, elsewhere, { bytes: 1, objects: 1 }, `object:elsewhere/${key}`, newId(), {
           bucket: 'elsewhere',
           key,
         });
       // Held before the lock: its settlement, in the lane of its own quota, must not wait either.
       const toSettle = await reserveElsewhere('settled-meanwhile');
       if (toSettle.outcome !== 'held' || toSettle.id === null) throw new Error('not held');
-      const lockedOut = await usage.reserve(
-        instance,
-        quotas(2 ** 50),
-        NO_CHANGE,
-        'object:batched/before',
-        newId(),
-      );
+      const lockedOut = await write(usage, 'before', 0, 2 ** 50);
       if (lockedOut.outcome !== 'held' || lockedOut.id === null) throw new Error('not held');
       let release: () => void = () => undefined;
       const released = new Promise<void>((resolve) => (release = resolve));
@@ -721,19 +650,10 @@ describe.runIf(postgres)(
       try {
         await taken;
         let waitingAnswered = false;
-        const waiting = usage
-          .reserve(
-            instance,
-            quotas(2 ** 50),
-            { bytes: 1, objects: 1 },
-            'object:batched/waits',
-            newId(),
-            object('waits'),
-          )
-          .then((reservation) => {
-            waitingAnswered = true;
-            return reservation;
-          });
+        const waiting = write(usage, 'waits', 1, 2 ** 50).then((reservation) => {
+          waitingAnswered = true;
+          return reservation;
+        });
         // A settlement under the locked quotas waits in their lane, and not in the other's.
         const settledLater = usage.settle(lockedOut.id, NO_CHANGE);
         expect(await reserveElsewhere('free')).toMatchObject({ outcome: 'held', replaced: null });
