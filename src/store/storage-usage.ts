@@ -251,7 +251,10 @@ export class StorageUsageStore {
    * and each alone too when the statement failed, so that one write's error is its own.
    */
   async #reserveBatch(asked: readonly Asked[]): Promise<(Reservation | Failed)[]> {
-    const objects = asked.flatMap((one) => (one.object === undefined ? [] : [JSON.stringify(one.object)]));
+    // A bucket's name holds no slash: bucket/key names one object.
+    const objects = asked.flatMap((one) =>
+      one.object === undefined ? [] : [`${one.object.bucket}/${one.object.key}`],
+    );
     // A statement reads each object once: two writes to one object (never two of one process's,
     // which take turns at its key) go one after the other.
     if (asked.length > 1 && new Set(objects).size === objects.length) {
@@ -448,7 +451,6 @@ export class StorageUsageStore {
           FROM held, unnest(held.scopes) AS scope GROUP BY scope
         ) AS per_held
         WHERE storage_usage.scope = per_held.scope
-        RETURNING storage_usage.scope
       )
       SELECT EXISTS (SELECT 1 FROM over) AS over,
              (SELECT json_agg(json_build_object(
@@ -456,8 +458,7 @@ export class StorageUsageStore {
                 'scopes', placed.scopes, 'held', held.id IS NOT NULL))
               FROM asked
               LEFT JOIN placed ON placed.entry = asked.entry
-              LEFT JOIN held ON held.id = asked.id) AS entries,
-             (SELECT count(*) FROM raised) AS raised`;
+              LEFT JOIN held ON held.id = asked.id) AS entries`;
     if (row === undefined || row.over) return null;
     const byEntry = new Map(row.entries.map((entry) => [entry.entry, entry]));
     return asked.map((one, index): Reservation => {
@@ -603,9 +604,9 @@ export class StorageUsageStore {
   settle(ids: string | readonly string[], change: StorageChange, kept?: KeptSizes): Promise<boolean> {
     const list = typeof ids === 'string' ? [ids] : [...ids];
     if (list.length === 0) return Promise.resolve(false);
-    const lanes = list.map((id) => this.#laneOf.get(id));
-    if (list.length === 1)
-      return this.#settlements.submit(lanes[0] ?? '', { id: list[0] as string, change, kept });
+    const [only] = list;
+    if (list.length === 1 && only !== undefined)
+      return this.#settlements.submit(this.#laneOf.get(only) ?? '', { id: only, change, kept });
     return this.#settleAlone(list, change, kept);
   }
 
