@@ -21,7 +21,8 @@ import { BucketStore } from './store/buckets.js';
 import { openDatabase } from './store/database.js';
 import { InvalidationBus } from './store/invalidation.js';
 import { SessionStore } from './store/sessions.js';
-import { bucketScope, StorageUsageStore } from './store/storage-usage.js';
+import { StorageUsageStore } from './store/storage-usage.js';
+import { bucketScope } from './store/usage-scopes.js';
 import { UserStore } from './store/users.js';
 
 const USAGE = `usage: admin reset-password [--email EMAIL] [--password-stdin]

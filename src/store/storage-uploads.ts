@@ -9,7 +9,7 @@
 import type { Sql } from './database.js';
 import { countOf } from './database.js';
 import { keptSizes, type KeptSizes } from './storage-objects.js';
-import { bucketScope, type StorageChange } from './storage-usage.js';
+import { bucketScope, type StorageChange } from './usage-scopes.js';
 
 /** A multipart upload of a bucket. */
 export interface UploadRef {

@@ -31,23 +31,13 @@ import {
   type KeptSizes,
   type ObjectRef,
 } from './storage-objects.js';
-import type { StorageQuota } from './records.js';
-
-/** A row of storage_usage: 'bucket:<name>' or 'organisation:<id>'. */
-export type UsageScope = `bucket:${string}` | `organisation:${string}`;
-
-export function bucketScope(bucket: string): UsageScope {
-  return `bucket:${bucket}`;
-}
-
-export function organisationScope(organisationId: string): UsageScope {
-  return `organisation:${organisationId}`;
-}
-
-/** A scope and the quota it is held to. */
-export interface ScopeQuota extends StorageQuota {
-  readonly scope: UsageScope;
-}
+import {
+  bucketScope,
+  organisationScope,
+  type ScopeQuota,
+  type StorageChange,
+  type UsageScope,
+} from './usage-scopes.js';
 
 /** An upload under way as the store lists it, with the size of each of its parts. */
 export interface CountedUpload {
@@ -66,14 +56,6 @@ export interface BucketCount {
   readonly sizes?: ReadonlyMap<string, number>;
   readonly uploads?: readonly CountedUpload[];
 }
-
-/** How much an upload or a deletion changes what is stored: bytes and objects, either sign. */
-export interface StorageChange {
-  readonly bytes: number;
-  readonly objects: number;
-}
-
-export const NO_CHANGE: StorageChange = Object.freeze({ bytes: 0, objects: 0 });
 
 export type Reservation =
   /**

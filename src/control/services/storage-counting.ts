@@ -13,12 +13,8 @@ import type { DeleteResult, ObjectStoreBackend } from '../../backend/object-stor
 import type { Sql } from '../../store/database.js';
 import type { Store } from '../../store/index.js';
 import type { BucketRecord, StorageQuota } from '../../store/records.js';
-import {
-  bucketScope,
-  organisationScope,
-  type BucketCount,
-  type UsageScope,
-} from '../../store/storage-usage.js';
+import type { BucketCount } from '../../store/storage-usage.js';
+import { bucketScope, organisationScope, type UsageScope } from '../../store/usage-scopes.js';
 import { quotaApplies } from './limit-rules.js';
 
 /** ListObjectsV2's largest page. */

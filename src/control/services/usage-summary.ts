@@ -5,7 +5,8 @@ import type {
   OrganisationRecord,
   RequestRate,
 } from '../../store/records.js';
-import { bucketScope, organisationScope, type StoredFigures } from '../../store/storage-usage.js';
+import type { StoredFigures } from '../../store/storage-usage.js';
+import { bucketScope, organisationScope } from '../../store/usage-scopes.js';
 import type { UsageRow } from '../../store/usage.js';
 import type {
   BucketUsage,

@@ -29,15 +29,15 @@ import { S3Error } from '../../protocol/errors.js';
 import { queryValue } from '../../protocol/query.js';
 import type { Logger } from '../../observability/logger.js';
 import { newId } from '../../security/ids.js';
+import type { StorageUsageStore } from '../../store/storage-usage.js';
 import {
   bucketScope,
   NO_CHANGE,
   organisationScope,
   type ScopeQuota,
   type StorageChange,
-  type StorageUsageStore,
   type UsageScope,
-} from '../../store/storage-usage.js';
+} from '../../store/usage-scopes.js';
 import { keptOf, type KeptSizes, type ObjectRef } from '../../store/storage-objects.js';
 import type { StorageUploadsStore, UploadRef } from '../../store/storage-uploads.js';
 import { isInBucket, type Authorised, type InBucket, type Planned } from '../stages.js';

@@ -8,7 +8,7 @@
  * current).
  */
 import type { Exchange } from '../exchange.js';
-import { NO_CHANGE, type StorageChange } from '../../store/storage-usage.js';
+import { NO_CHANGE, type StorageChange } from '../../store/usage-scopes.js';
 import { deleteObjectKeys } from './delete-objects.js';
 import { headObject } from './probe.js';
 import { Upstream, type Forwarded } from './upstream.js';

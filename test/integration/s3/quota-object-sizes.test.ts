@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bucketScope } from '../../../src/store/storage-usage.js';
+import { bucketScope } from '../../../src/store/usage-scopes.js';
 import { addOrganisation, ControlClient, login } from '../../support/control-plane.js';
 import {
   startTestGateway,

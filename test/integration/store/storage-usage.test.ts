@@ -3,14 +3,13 @@ import { newId } from '../../../src/security/ids.js';
 import type { Database } from '../../../src/store/database.js';
 import { InstanceRegistry } from '../../../src/store/instances.js';
 import { runMigrations } from '../../../src/store/migrate.js';
+import { StorageUsageStore, type Reservation } from '../../../src/store/storage-usage.js';
 import {
   bucketScope,
   NO_CHANGE,
   organisationScope,
-  StorageUsageStore,
-  type Reservation,
   type ScopeQuota,
-} from '../../../src/store/storage-usage.js';
+} from '../../../src/store/usage-scopes.js';
 import { keptOf } from '../../../src/store/storage-objects.js';
 import { createTestDatabase, realPostgresFor, type TestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
