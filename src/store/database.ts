@@ -17,7 +17,7 @@ export interface Database {
   readonly sql: Sql;
   /**
    * The pool the storage quotas' counters are written through (storage-usage.ts,
-   * storage-uploads.ts). On PostgreSQL its commits do not wait for the WAL to reach the disk
+   * storage-reservations.ts, storage-uploads.ts). On PostgreSQL its commits do not wait for the WAL to reach the disk
    * (synchronous_commit off): the uploads of a bucket under a quota take turns at its usage row,
    * and a row lock held through each flush (~2 ms here) capped them at a few hundred per second.
    * A commit is still atomic and seen by every instance at once; a crash of the database server

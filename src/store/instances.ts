@@ -8,7 +8,7 @@
  */
 import { newId } from '../security/ids.js';
 import type { Sql } from './database.js';
-import { StorageUsageStore } from './storage-usage.js';
+import { StorageReservations } from './storage-reservations.js';
 
 /** How often a process beats, and re-counts the live ones. */
 export const HEARTBEAT_MS = 2_000;
@@ -43,7 +43,7 @@ export class InstanceRegistry {
   /** This process's row, and the instance its reservations name. */
   readonly id = newId();
   readonly #sql: Sql;
-  readonly #usage: StorageUsageStore;
+  readonly #reservations: StorageReservations;
   readonly #heartbeatMs: number;
   readonly #forgottenAfterMs: number;
   readonly #onError: (error: unknown) => void;
@@ -57,7 +57,7 @@ export class InstanceRegistry {
 
   constructor(sql: Sql, options: InstanceRegistryOptions = {}) {
     this.#sql = sql;
-    this.#usage = new StorageUsageStore(sql);
+    this.#reservations = new StorageReservations(sql);
     this.#heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
     this.#forgottenAfterMs = options.forgottenAfterMs ?? FORGOTTEN_AFTER_MS;
     this.#live = Math.max(1, options.assumedLive ?? 1);
@@ -130,7 +130,7 @@ export class InstanceRegistry {
     await this.#beating;
     try {
       await this.#sql`DELETE FROM gateway_instances WHERE id = ${this.id}`;
-      await this.#usage.releaseOrphaned();
+      await this.#reservations.releaseOrphaned();
     } catch (error) {
       this.#onError(error);
     }
@@ -144,6 +144,6 @@ export class InstanceRegistry {
     await this.#sql`
       DELETE FROM gateway_instances
       WHERE heartbeat_at < now() - make_interval(secs => ${this.#forgottenAfterMs / 1000})`;
-    await this.#usage.releaseOrphaned();
+    await this.#reservations.releaseOrphaned();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The size of every object of a counted bucket (migration 0005), kept so that a counted write reads
- * what it replaces in the statement that holds its key (storage-usage.ts) instead of asking the
+ * what it replaces in the statement that holds its key (storage-reservations.ts) instead of asking the
  * store. Complete from the listing that starts a bucket's count (`objects_listed` of its usage
  * row); each counted write keeps what it left under its keys, while it still holds them, in the
  * statement that adds its change to the count: the count is the sum of these sizes. A write whose

@@ -1,7 +1,7 @@
 /**
  * The scopes storage is counted in (a row of storage_usage each), the quota each is held to, and
- * the changes counted in them: shared by the usage rows and the reservations of room for writes
- * (storage-usage.ts) and the parts of uploads under way (storage-uploads.ts).
+ * the changes counted in them: shared by the usage rows (storage-usage.ts), the reservations of
+ * room for writes (storage-reservations.ts) and the parts of uploads under way (storage-uploads.ts).
  */
 import type { StorageQuota } from './records.js';
 

@@ -3,7 +3,8 @@ import { newId } from '../../../src/security/ids.js';
 import type { Database } from '../../../src/store/database.js';
 import { InstanceRegistry } from '../../../src/store/instances.js';
 import { runMigrations } from '../../../src/store/migrate.js';
-import { StorageUsageStore, type Reservation } from '../../../src/store/storage-usage.js';
+import type { Reservation } from '../../../src/store/storage-reservations.js';
+import { StorageUsageStore } from '../../../src/store/storage-usage.js';
 import {
   bucketScope,
   NO_CHANGE,
