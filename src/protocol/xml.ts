@@ -40,7 +40,14 @@ export function parseXml(
     trimValues: options.keepWhitespace !== true,
     isArray: (name) => arrays.includes(name),
   });
-  const parsed: unknown = parser.parse(text);
+  let parsed: unknown;
+  try {
+    parsed = parser.parse(text);
+  } catch {
+    // The validator accepts documents the parser then refuses (a DOCTYPE declaring an external
+    // entity, say): those are not documents an S3 request or answer may carry either.
+    return null;
+  }
   return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
 }
 

@@ -16,6 +16,7 @@ import {
   ListBucketsCommand,
   ListObjectsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectAclCommand,
   PutObjectCommand,
   PutObjectTaggingCommand,
@@ -208,6 +209,48 @@ describe('objects through the AWS SDK (path-style, default checksums)', () => {
     );
     expect(accepted.Deleted?.length).toBe(1000);
     expect((await s3.send(new HeadObjectCommand({ Bucket: 'archive', Key: 'kept' }))).ContentLength).toBe(1);
+  });
+
+  it('refuses a document declaring an external entity with MalformedXML, changing nothing', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'archive', Key: 'entity-kept', Body: 'k' }));
+    const { UploadId } = await s3.send(
+      new CreateMultipartUploadCommand({ Bucket: 'archive', Key: 'entity' }),
+    );
+    const doctype = '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY b SYSTEM "file:///etc/passwd">]>';
+    const documents = [
+      {
+        path: '/archive',
+        query: { delete: '' },
+        body: `${doctype}<Delete><Object><Key>&b;</Key></Object></Delete>`,
+      },
+      {
+        path: '/archive/entity',
+        query: { uploadId: UploadId ?? '' },
+        body: `${doctype}<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>&b;</ETag></Part></CompleteMultipartUpload>`,
+      },
+    ];
+    for (const { path, query, body } of documents) {
+      const headers = await signedHeaders({
+        credential: gateway.credential,
+        method: 'POST',
+        baseUrl: gateway.s3Url,
+        path,
+        query,
+        payloadHash: sha256Hex(body),
+      });
+      const answer = await sendRaw(gateway.s3Url, {
+        method: 'POST',
+        target: `${path}?${new URLSearchParams(query).toString()}`,
+        headers,
+        body,
+      });
+      expect(describeRawError(answer), path).toMatchObject({ status: 400, code: 'MalformedXML' });
+    }
+    expect(
+      (await s3.send(new HeadObjectCommand({ Bucket: 'archive', Key: 'entity-kept' }))).ContentLength,
+    ).toBe(1);
+    const parts = await s3.send(new ListPartsCommand({ Bucket: 'archive', Key: 'entity', UploadId }));
+    expect(parts.UploadId).toBe(UploadId);
   });
 
   it('copies an object', async () => {

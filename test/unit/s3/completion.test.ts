@@ -54,6 +54,14 @@ describe('parseCompletedParts', () => {
     );
     expect(parseCompletedParts(bomb)[0]?.etag).toBe('&b;');
   });
+
+  it('refuses a document declaring an external entity as MalformedXML', () => {
+    const external = Buffer.from(
+      '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY b SYSTEM "file:///etc/passwd">]>' +
+        '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>&b;</ETag></Part></CompleteMultipartUpload>',
+    );
+    expect(thrownCode(() => parseCompletedParts(external))).toBe('MalformedXML');
+  });
 });
 
 const listing = (parts: [number, number, string?][], next: string | null) =>
