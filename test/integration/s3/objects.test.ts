@@ -217,7 +217,7 @@ describe('objects through the AWS SDK (path-style, default checksums)', () => {
       new CreateMultipartUploadCommand({ Bucket: 'archive', Key: 'entity' }),
     );
     const doctype = '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY b SYSTEM "file:///etc/passwd">]>';
-    const documents = [
+    const documents: { path: string; query: Record<string, string>; body: string }[] = [
       {
         path: '/archive',
         query: { delete: '' },
