@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LineWriter } from '../../../src/observability/line-writer.js';
+
+let directory: string;
+let file: string;
+let fd: number;
+
+beforeEach(() => {
+  directory = mkdtempSync(path.join(tmpdir(), 'line-writer-'));
+  file = path.join(directory, 'log');
+  fd = openSync(file, 'w');
+  // Only the linger's timer is faked, so turns pass as they do and no assertion waits on the clock.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+  closeSync(fd);
+  rmSync(directory, { recursive: true, force: true });
+});
+
+const written = (): string[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
+
+describe('LineWriter', () => {
+  it('writes the lines of several turns together, in order, once they have waited a moment', async () => {
+    const writes = vi.spyOn(fs, 'writeSync');
+    const writer = new LineWriter({ fd, maxBufferedBytes: 1 << 20 });
+    for (const n of [1, 2, 3]) {
+      writer.write(`{"n":${n}}\n`);
+      await nextTurn();
+    }
+    expect(written()).toEqual([]);
+    vi.advanceTimersByTime(10);
+    expect(written()).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
+    expect(writes).toHaveBeenCalledTimes(1);
+  });
+
+  it('writes as soon as a whole atomic write has gathered, without waiting', async () => {
+    const writer = new LineWriter({ fd, maxBufferedBytes: 1 << 20 });
+    const line = `${'x'.repeat(999)}\n`;
+    for (let n = 0; n < 5; n += 1) writer.write(line);
+    await nextTurn();
+    // 5,000 bytes: one write of the four lines that fit in 4,096 bytes, one of the fifth.
+    expect(written()).toHaveLength(5);
+  });
+
+  it('writes the lines still waiting when flushed (shutdown)', () => {
+    const writer = new LineWriter({ fd, maxBufferedBytes: 1 << 20 });
+    writer.write('{"last":true}\n');
+    let done = false;
+    writer.flush(() => (done = true));
+    expect(done).toBe(true);
+    expect(written()).toEqual(['{"last":true}']);
+  });
+});
