@@ -3,7 +3,7 @@ import { newId } from '../../../src/security/ids.js';
 import type { Database } from '../../../src/store/database.js';
 import { InstanceRegistry } from '../../../src/store/instances.js';
 import { runMigrations } from '../../../src/store/migrate.js';
-import type { Reservation } from '../../../src/store/storage-reservations.js';
+import { StorageReservations, type Reservation } from '../../../src/store/storage-reservations.js';
 import { StorageUsageStore } from '../../../src/store/storage-usage.js';
 import {
   bucketScope,
@@ -56,9 +56,9 @@ describe.runIf(postgres)('storage usage shared by two instances', () => {
   });
 
   it('lets exactly as many concurrent uploads through as the quota has room for', async () => {
-    const stores = [new StorageUsageStore(first.counters), new StorageUsageStore(second.counters)];
+    const stores = [new StorageReservations(first.counters), new StorageReservations(second.counters)];
     const attempts = Array.from({ length: 20 }, (_, index) =>
-      (stores[index % 2] as StorageUsageStore).reserve(newId(), quotas('race', 1000), {
+      (stores[index % 2] as StorageReservations).reserve(newId(), quotas('race', 1000), {
         bytes: 300,
         objects: 1,
       }),
@@ -73,9 +73,9 @@ describe.runIf(postgres)('storage usage shared by two instances', () => {
     }
     // The uploads complete: what they reserved is now stored, in the bucket and its organisation.
     await Promise.all(held.map((id) => stores[0]?.settle(id, { bytes: 300, objects: 1 })));
-    const figures = await stores[1]?.figures(organisationId);
+    const figures = await new StorageUsageStore(second.counters).figures(organisationId);
     expect(
-      figures?.map(({ scope, storedBytes, storedObjects, reservedBytes, reservedObjects }) => ({
+      figures.map(({ scope, storedBytes, storedObjects, reservedBytes, reservedObjects }) => ({
         scope,
         storedBytes,
         storedObjects,
@@ -108,18 +108,19 @@ describe.runIf(postgres)('storage usage shared by two instances', () => {
   });
 
   it("releases the reservations of an instance that left, and keeps a live one's", async () => {
+    const reservations = new StorageReservations(first.sql);
     const usage = new StorageUsageStore(first.sql);
     const leaving = new InstanceRegistry(first.sql);
     const staying = new InstanceRegistry(second.sql);
     await leaving.beat();
     await staying.beat();
     expect(staying.live).toBeGreaterThanOrEqual(1);
-    const left = await usage.reserve(leaving.id, quotas('orphans', 1000), { bytes: 400, objects: 1 });
-    const kept = await usage.reserve(staying.id, quotas('orphans', 1000), { bytes: 500, objects: 1 });
+    const left = await reservations.reserve(leaving.id, quotas('orphans', 1000), { bytes: 400, objects: 1 });
+    const kept = await reservations.reserve(staying.id, quotas('orphans', 1000), { bytes: 500, objects: 1 });
     expect([left.outcome, kept.outcome]).toEqual(['held', 'held']);
     // Full now: 900 of 1000 bytes reserved.
     expect(
-      (await usage.reserve(staying.id, quotas('orphans', 1000), { bytes: 200, objects: 1 })).outcome,
+      (await reservations.reserve(staying.id, quotas('orphans', 1000), { bytes: 200, objects: 1 })).outcome,
     ).toBe('over');
 
     await leaving.close();
@@ -128,7 +129,7 @@ describe.runIf(postgres)('storage usage shared by two instances', () => {
         ?.reservedBytes;
     expect(await reserved()).toBe(500);
     // The live instance's upload ends as usual.
-    if (kept.outcome === 'held' && kept.id !== null) await usage.settle(kept.id, NO_CHANGE);
+    if (kept.outcome === 'held' && kept.id !== null) await reservations.settle(kept.id, NO_CHANGE);
     expect(await reserved()).toBe(0);
     await staying.close();
   });
@@ -170,7 +171,7 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
   };
 
   it('lets one write hold a key at a time, on any instance, until it settles', async () => {
-    const [one, two] = [new StorageUsageStore(first.counters), new StorageUsageStore(second.counters)];
+    const [one, two] = [new StorageReservations(first.counters), new StorageReservations(second.counters)];
     const [a, b] = [newId(), newId()];
     const attempts = await Promise.all([
       one.reserve(a, quota, { bytes: 100, objects: 1 }, 'object:held/k'),
@@ -189,58 +190,64 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
   });
 
   it('holds keys for deletions all or none', async () => {
-    const usage = new StorageUsageStore(first.sql);
+    const reservations = new StorageReservations(first.sql);
     const instance = newId();
-    const put = heldId(await usage.reserve(instance, quota, { bytes: 10, objects: 1 }, 'object:held/b'));
-    expect(await usage.hold(instance, [bucketScope(bucket)], ['object:held/a', 'object:held/b'])).toBeNull();
-    // The refused hold left nothing behind: a is free.
-    const hold = await usage.hold(instance, [bucketScope(bucket)], ['object:held/a']);
-    expect(hold?.ids).toHaveLength(1);
-    await usage.settle([put, ...(hold?.ids ?? [])], NO_CHANGE);
+    const put = heldId(
+      await reservations.reserve(instance, quota, { bytes: 10, objects: 1 }, 'object:held/b'),
+    );
     expect(
-      (await usage.hold(instance, [bucketScope(bucket)], ['object:held/a', 'object:held/b']))?.ids,
+      await reservations.hold(instance, [bucketScope(bucket)], ['object:held/a', 'object:held/b']),
+    ).toBeNull();
+    // The refused hold left nothing behind: a is free.
+    const hold = await reservations.hold(instance, [bucketScope(bucket)], ['object:held/a']);
+    expect(hold?.ids).toHaveLength(1);
+    await reservations.settle([put, ...(hold?.ids ?? [])], NO_CHANGE);
+    expect(
+      (await reservations.hold(instance, [bucketScope(bucket)], ['object:held/a', 'object:held/b']))?.ids,
     ).toHaveLength(2);
     await first.sql`DELETE FROM storage_reservations WHERE instance_id = ${instance}`;
   });
 
   it('frees the reservations of its own that no write holds any more, and keeps those in flight', async () => {
-    const usage = new StorageUsageStore(first.sql);
+    const reservations = new StorageReservations(first.sql);
     const registry = new InstanceRegistry(first.sql);
     await registry.beat();
     const before = await figures();
     const lost = heldId(
-      await usage.reserve(registry.id, quota, { bytes: 300, objects: 1 }, 'object:held/lost'),
+      await reservations.reserve(registry.id, quota, { bytes: 300, objects: 1 }, 'object:held/lost'),
     );
     const flying = heldId(
-      await usage.reserve(registry.id, quota, { bytes: 200, objects: 1 }, 'object:held/fly'),
+      await reservations.reserve(registry.id, quota, { bytes: 200, objects: 1 }, 'object:held/fly'),
     );
     expect((await figures()).reserved).toBe(500);
     // A settle that never reached the database left `lost` behind; `flying` is still being written.
-    expect(await usage.releaseStale(registry.id, [flying], 0)).toBe(1);
+    expect(await reservations.releaseStale(registry.id, [flying], 0)).toBe(1);
     expect((await figures()).reserved).toBe(200);
-    await usage.settle(flying, NO_CHANGE);
-    expect(await usage.settle(lost, { bytes: 300, objects: 1 })).toBe(false);
+    await reservations.settle(flying, NO_CHANGE);
+    expect(await reservations.settle(lost, { bytes: 300, objects: 1 })).toBe(false);
     expect(await figures()).toEqual(before);
     await registry.close();
   });
 
   it('keeps the reservation of an instance that never beat: taking it registers the instance', async () => {
-    const usage = new StorageUsageStore(first.sql);
+    const reservations = new StorageReservations(first.sql);
     const starting = newId();
-    const id = heldId(await usage.reserve(starting, quota, { bytes: 700, objects: 1 }, 'object:held/new'));
+    const id = heldId(
+      await reservations.reserve(starting, quota, { bytes: 700, objects: 1 }, 'object:held/new'),
+    );
     const other = new InstanceRegistry(second.sql);
     await other.beat();
     expect((await figures()).reserved).toBe(700);
-    await usage.settle(id, NO_CHANGE);
+    await reservations.settle(id, NO_CHANGE);
     await other.close();
     await first.sql`DELETE FROM gateway_instances WHERE id = ${starting}`;
   });
 
   it('releases the reservations of an instance silent longer than it may be', async () => {
-    const usage = new StorageUsageStore(first.sql);
+    const reservations = new StorageReservations(first.sql);
     const silent = new InstanceRegistry(first.sql);
     await silent.beat();
-    await usage.reserve(silent.id, quota, { bytes: 400, objects: 1 }, 'object:held/silent');
+    await reservations.reserve(silent.id, quota, { bytes: 400, objects: 1 }, 'object:held/silent');
     const watcher = new InstanceRegistry(second.sql, { forgottenAfterMs: 500 });
     await watcher.beat();
     // The silent one never beats again (a crash); the watcher keeps beating.
@@ -255,14 +262,17 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
   });
 
   it('rebuilds the room reserved from the reservations held when the bucket is recounted', async () => {
+    const reservations = new StorageReservations(first.sql);
     const usage = new StorageUsageStore(first.sql);
     const instance = newId();
-    const id = heldId(await usage.reserve(instance, quota, { bytes: 250, objects: 1 }, 'object:held/r'));
+    const id = heldId(
+      await reservations.reserve(instance, quota, { bytes: 250, objects: 1 }, 'object:held/r'),
+    );
     // Drift: the row says more is reserved than any reservation holds.
     await first.sql`UPDATE storage_usage SET reserved_bytes = 9999 WHERE scope = ${bucketScope(bucket)}`;
     await usage.recordBucketCount(organisationId, bucket, { bytes: 100, objects: 1 });
     expect(await figures()).toEqual({ stored: 100, reserved: 250 });
-    await usage.settle(id, NO_CHANGE);
+    await reservations.settle(id, NO_CHANGE);
     expect(await figures()).toEqual({ stored: 100, reserved: 0 });
     await first.sql`DELETE FROM gateway_instances WHERE id = ${instance}`;
   });
@@ -285,7 +295,8 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
 
   it('reads what a write replaces from the sizes kept, under its hold, and keeps a size no write changed', async () => {
     const usage = new StorageUsageStore(first.counters);
-    const other = new StorageUsageStore(second.counters);
+    const reservations = new StorageReservations(first.counters);
+    const other = new StorageReservations(second.counters);
     const instance = newId();
     await usage.recordBucketCount(organisationId, 'sizes', {
       bytes: 700,
@@ -295,43 +306,43 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
     const sizes = [{ scope: bucketScope('sizes'), maxBytes: 1000, maxObjects: 2 }];
     const a = { bucket: 'sizes', key: 'a.bin' };
     const b = { bucket: 'sizes', key: 'b.bin' };
-    const write = (store: StorageUsageStore, object: typeof a, bytes: number) =>
+    const write = (store: StorageReservations, object: typeof a, bytes: number) =>
       store.reserve(instance, sizes, { bytes, objects: 1 }, `object:sizes/${object.key}`, newId(), object);
 
     // 900 over the 700 there: room for the 200 it adds, held with the key on every instance.
-    const overwrite = await write(usage, a, 900);
+    const overwrite = await write(reservations, a, 900);
     expect(overwrite).toMatchObject({ outcome: 'held', replaced: 700 });
     expect(await write(other, a, 10)).toEqual({ outcome: 'busy' });
     const reserved = async () =>
       (await usage.figures(organisationId)).find((row) => row.scope === bucketScope('sizes'));
     expect(await reserved()).toMatchObject({ storedBytes: 700, reservedBytes: 200, reservedObjects: 0 });
     if (overwrite.outcome !== 'held' || overwrite.id === null) throw new Error('not held');
-    await usage.settle(overwrite.id, { bytes: 200, objects: 0 }, keptOf(a, 900));
+    await reservations.settle(overwrite.id, { bytes: 200, objects: 0 }, keptOf(a, 900));
 
     // The other instance reads the size the first one left, once the key is free.
     const again = await write(other, a, 1000);
     expect(again).toMatchObject({ outcome: 'held', replaced: 900 });
     if (again.outcome !== 'held' || again.id === null) throw new Error('not held');
     // A new key needs room as a new object: 900 stored, 100 reserved and 100 asked do not fit.
-    expect(await write(usage, b, 100)).toEqual({ outcome: 'over', exceeded: [bucketScope('sizes')] });
+    expect(await write(reservations, b, 100)).toEqual({ outcome: 'over', exceeded: [bucketScope('sizes')] });
     const [mark] =
       await first.sql`SELECT count(*)::int AS rows FROM storage_objects WHERE object_key = 'b.bin'`;
     expect(mark?.rows).toBe(0);
 
     // The store's answer never came: nothing changes, neither the count nor the size kept.
     await other.settle(again.id, NO_CHANGE);
-    const unanswered = await write(usage, a, 1);
+    const unanswered = await write(reservations, a, 1);
     expect(unanswered).toMatchObject({ outcome: 'held', replaced: 900 });
     if (unanswered.outcome !== 'held' || unanswered.id === null) throw new Error('not held');
-    await usage.settle(unanswered.id, { bytes: 1 - 900, objects: 0 }, keptOf(a, 1));
-    expect(await write(usage, a, 1)).toMatchObject({ outcome: 'held', replaced: 1 });
+    await reservations.settle(unanswered.id, { bytes: 1 - 900, objects: 0 }, keptOf(a, 1));
+    expect(await write(reservations, a, 1)).toMatchObject({ outcome: 'held', replaced: 1 });
     expect(await reserved()).toMatchObject({ storedBytes: 1, storedObjects: 1 });
   });
 
   it('tells nothing of what a write replaces in a bucket counted without a listing of its objects', async () => {
     const usage = new StorageUsageStore(first.counters);
     await usage.recordBucketCount(organisationId, 'sizes', { bytes: 0, objects: 0 });
-    const reservation = await usage.reserve(
+    const reservation = await new StorageReservations(first.counters).reserve(
       newId(),
       [{ scope: bucketScope('sizes'), maxBytes: null, maxObjects: null }],
       { bytes: 5, objects: 1 },
@@ -345,6 +356,7 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
 
   it('holds the keys of a deletion after the usage rows, so a recount rewriting the sizes meanwhile does not deadlock with it', async () => {
     const usage = new StorageUsageStore(first.sql);
+    const reservations = new StorageReservations(first.sql);
     const sizes = new Map([
       ['k2', 10],
       ['k0', 10],
@@ -357,10 +369,12 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
       await recount`BEGIN`;
       await recount`SELECT scope FROM storage_usage WHERE scope = ${bucketScope('sizes')} FOR UPDATE`;
       await recount`DELETE FROM storage_objects WHERE bucket = 'sizes' AND object_key = 'k2'`;
-      const hold = usage.hold(newId(), [bucketScope('sizes')], ['object:sizes/k1', 'object:sizes/k2'], {
-        bucket: 'sizes',
-        keys: ['k1', 'k2'],
-      });
+      const hold = reservations.hold(
+        newId(),
+        [bucketScope('sizes')],
+        ['object:sizes/k1', 'object:sizes/k2'],
+        { bucket: 'sizes', keys: ['k1', 'k2'] },
+      );
       await eventually('the deletion waits for the recount', async () => {
         const [waiting] = await second.sql<{ count: number }[]>`
           SELECT count(*)::int AS count FROM pg_stat_activity
@@ -376,7 +390,7 @@ describe.runIf(postgres)('writes to one key, reservations left behind, instances
           ['k2', null],
         ]),
       );
-      await usage.settle(held?.ids ?? [], NO_CHANGE);
+      await reservations.settle(held?.ids ?? [], NO_CHANGE);
     } finally {
       recount.release();
     }
@@ -395,9 +409,9 @@ describe.runIf(postgres)(
     /** The statements a store sent that hold room (reserve) or drop it (settle), one per batch. */
     const sent = { reserve: 0, settle: 0 };
 
-    /** The store over a pool that counts the statements it is sent, by what they do. */
-    const countingStore = (sql: Database['sql']) =>
-      new StorageUsageStore(
+    /** The reservations over a pool that counts the statements they are sent, by what they do. */
+    const countingReservations = (sql: Database['sql']) =>
+      new StorageReservations(
         new Proxy(sql, {
           apply(target, self, args: unknown[]) {
             const text = Array.isArray(args[0]) ? (args[0] as string[]).join('') : '';
@@ -443,11 +457,11 @@ describe.runIf(postgres)(
     ];
     const object = (key: string) => ({ bucket: 'batched', key });
     /**
-     * A write to `key` of the batched bucket, through `usage`, under a quota of `maxBytes`: asking
-     * room for a new object of `bytes`, or for nothing (0).
+     * A write to `key` of the batched bucket, through `reservations`, under a quota of `maxBytes`:
+     * asking room for a new object of `bytes`, or for nothing (0).
      */
-    const write = (usage: StorageUsageStore, key: string, bytes: number, maxBytes = 100_000) =>
-      usage.reserve(
+    const write = (reservations: StorageReservations, key: string, bytes: number, maxBytes = 100_000) =>
+      reservations.reserve(
         writer,
         quotas(maxBytes),
         bytes === 0 ? NO_CHANGE : { bytes, objects: 1 },
@@ -474,11 +488,11 @@ describe.runIf(postgres)(
     };
 
     it('reads what each write replaces, holds each key and reserves what they add, in far fewer statements than writes', async () => {
-      const usage = countingStore(db.counters);
+      const counting = countingReservations(db.counters);
       sent.reserve = 0;
       // Twelve writes at once: three overwrite the objects there (1,000 bytes each), nine are new.
       const keys = Array.from({ length: 12 }, (_, index) => `k${index}`);
-      const reservations = await Promise.all(keys.map((key) => write(usage, key, 1_500)));
+      const reservations = await Promise.all(keys.map((key) => write(counting, key, 1_500)));
       expect(sent.reserve).toBeLessThan(keys.length / 2);
       expect(
         reservations.map((reservation) => reservation.outcome === 'held' && reservation.replaced),
@@ -490,7 +504,7 @@ describe.runIf(postgres)(
         { scope: organisationScope(organisationId), storedBytes: 3_000, storedObjects: 3, ...reserved },
       ]);
       // Each key is held: another write to one of them waits.
-      expect(await write(new StorageUsageStore(db.counters), 'k5', 0)).toEqual({ outcome: 'busy' });
+      expect(await write(new StorageReservations(db.counters), 'k5', 0)).toEqual({ outcome: 'busy' });
 
       // They all complete: the sizes kept and the count change once each, in far fewer statements.
       sent.settle = 0;
@@ -499,7 +513,7 @@ describe.runIf(postgres)(
           if (reservation.outcome !== 'held' || reservation.id === null) throw new Error('not held');
           const before = index < 3 ? 1_000 : null;
           const change = { bytes: 1_500 - (before ?? 0), objects: before === null ? 1 : 0 };
-          return usage.settle(reservation.id, change, keptOf(object(keys[index] as string), 1_500));
+          return counting.settle(reservation.id, change, keptOf(object(keys[index] as string), 1_500));
         }),
       );
       expect(settled).toEqual(keys.map(() => true));
@@ -515,7 +529,7 @@ describe.runIf(postgres)(
       const again = await Promise.all(
         reservations.map((reservation) =>
           reservation.outcome === 'held' && reservation.id !== null
-            ? usage.settle(reservation.id, { bytes: 1, objects: 1 }, keptOf(object('k0'), 1))
+            ? counting.settle(reservation.id, { bytes: 1, objects: 1 }, keptOf(object('k0'), 1))
             : false,
         ),
       );
@@ -527,10 +541,10 @@ describe.runIf(postgres)(
     });
 
     it('holds exactly the writes that fit when together they do not, and refuses the others as alone', async () => {
-      const usage = countingStore(db.counters);
+      const counting = countingReservations(db.counters);
       // 18,000 stored; under 21,000, room for three more new 1,000-byte objects.
       const writes = Array.from({ length: 8 }, (_, index) => `over${index}`);
-      const reservations = await Promise.all(writes.map((key) => write(usage, key, 1_000, 21_000)));
+      const reservations = await Promise.all(writes.map((key) => write(counting, key, 1_000, 21_000)));
       const held = reservations.filter((reservation) => reservation.outcome === 'held');
       expect(held).toHaveLength(3);
       for (const refused of reservations.filter((reservation) => reservation.outcome !== 'held'))
@@ -542,7 +556,7 @@ describe.runIf(postgres)(
       await Promise.all(
         held.map((reservation) =>
           reservation.outcome === 'held' && reservation.id !== null
-            ? usage.settle(reservation.id, NO_CHANGE)
+            ? counting.settle(reservation.id, NO_CHANGE)
             : false,
         ),
       );
@@ -554,13 +568,13 @@ describe.runIf(postgres)(
     });
 
     it('answers each write of a batch as alone: an uncounted bucket holds nothing, a held key is busy', async () => {
-      const usage = countingStore(db.counters);
-      const holder = await write(new StorageUsageStore(db.counters), 'taken', 0);
+      const counting = countingReservations(db.counters);
+      const holder = await write(new StorageReservations(db.counters), 'taken', 0);
       expect(holder.outcome).toBe('held');
       sent.reserve = 0;
       const [first, uncounted, busy, fresh] = await Promise.all([
-        write(usage, 'a', 10),
-        usage.reserve(
+        write(counting, 'a', 10),
+        counting.reserve(
           writer,
           [{ scope: bucketScope('uncounted'), maxBytes: 1, maxObjects: null }],
           { bytes: 10, objects: 1 },
@@ -568,8 +582,8 @@ describe.runIf(postgres)(
           newId(),
           { bucket: 'uncounted', key: 'x' },
         ),
-        write(usage, 'taken', 10),
-        write(usage, 'b', 10),
+        write(counting, 'taken', 10),
+        write(counting, 'b', 10),
       ]);
       // The first went alone; the three that came while it was under way went together.
       expect(sent.reserve).toBe(2);
@@ -584,8 +598,8 @@ describe.runIf(postgres)(
     });
 
     it('settles a reservation named twice in one batch once, as alone', async () => {
-      const usage = new StorageUsageStore(db.counters);
-      const reserve = (key: string) => write(usage, key, 100);
+      const reservations = new StorageReservations(db.counters);
+      const reserve = (key: string) => write(reservations, key, 100);
       const [filler, twice] = await Promise.all([reserve('filler'), reserve('twice')]);
       if (filler.outcome !== 'held' || filler.id === null || twice.outcome !== 'held' || twice.id === null)
         throw new Error('not held');
@@ -593,7 +607,7 @@ describe.runIf(postgres)(
       // Through a store that did not make them (a retry after a restart, say): one lane, and one
       // batch (they are made in the same turn), which names a reservation twice, so its
       // settlements go one by one, the second of that reservation changing nothing.
-      const other = new StorageUsageStore(db.counters);
+      const other = new StorageReservations(db.counters);
       const settled = await Promise.all([
         other.settle(filler.id, NO_CHANGE, keptOf(object('filler'), null)),
         other.settle(twice.id, { bytes: 100, objects: 1 }, keptOf(object('twice'), 100)),
@@ -610,12 +624,18 @@ describe.runIf(postgres)(
     });
 
     it('fails only the write whose statement fails, and answers the others of its batch as alone', async () => {
-      const usage = new StorageUsageStore(db.counters);
-      const filler = write(usage, 'lane-filler', 0, 2 ** 50);
+      const reservations = new StorageReservations(db.counters);
+      const filler = write(reservations, 'lane-filler', 0, 2 ** 50);
       const [fine, broken] = await Promise.allSettled([
-        write(usage, 'fine', 10, 2 ** 50),
+        write(reservations, 'fine', 10, 2 ** 50),
         // More bytes than a bigint holds: PostgreSQL refuses a statement that carries it.
-        usage.reserve(writer, quotas(2 ** 50), { bytes: 1e20, objects: 1 }, 'part:batched/u/1', newId()),
+        reservations.reserve(
+          writer,
+          quotas(2 ** 50),
+          { bytes: 1e20, objects: 1 },
+          'part:batched/u/1',
+          newId(),
+        ),
       ]);
       expect((await filler).outcome).toBe('held');
       expect(fine).toMatchObject({ status: 'fulfilled', value: { outcome: 'held', replaced: null } });
@@ -623,17 +643,21 @@ describe.runIf(postgres)(
     });
 
     it("lets writes under another quota through while one waits for its rows' lock", async () => {
-      const usage = new StorageUsageStore(db.counters);
+      const reservations = new StorageReservations(db.counters);
       const elsewhere = [{ scope: bucketScope('elsewhere'), maxBytes: 1_000_000, maxObjects: null }];
       const reserveElsewhere = (key: string) =>
-        usage.reserve(writer, elsewhere, { bytes: 1, objects: 1 }, `object:elsewhere/${key}`, newId(), {
-          bucket: 'elsewhere',
-          key,
-        });
+        reservations.reserve(
+          writer,
+          elsewhere,
+          { bytes: 1, objects: 1 },
+          `object:elsewhere/${key}`,
+          newId(),
+          { bucket: 'elsewhere', key },
+        );
       // Held before the lock: its settlement, in the lane of its own quota, must not wait either.
       const toSettle = await reserveElsewhere('settled-meanwhile');
       if (toSettle.outcome !== 'held' || toSettle.id === null) throw new Error('not held');
-      const lockedOut = await write(usage, 'before', 0, 2 ** 50);
+      const lockedOut = await write(reservations, 'before', 0, 2 ** 50);
       if (lockedOut.outcome !== 'held' || lockedOut.id === null) throw new Error('not held');
       let release: () => void = () => undefined;
       const released = new Promise<void>((resolve) => (release = resolve));
@@ -650,15 +674,15 @@ describe.runIf(postgres)(
       try {
         await taken;
         let waitingAnswered = false;
-        const waiting = write(usage, 'waits', 1, 2 ** 50).then((reservation) => {
+        const waiting = write(reservations, 'waits', 1, 2 ** 50).then((reservation) => {
           waitingAnswered = true;
           return reservation;
         });
         // A settlement under the locked quotas waits in their lane, and not in the other's.
-        const settledLater = usage.settle(lockedOut.id, NO_CHANGE);
+        const settledLater = reservations.settle(lockedOut.id, NO_CHANGE);
         expect(await reserveElsewhere('free')).toMatchObject({ outcome: 'held', replaced: null });
         expect(
-          await usage.settle(
+          await reservations.settle(
             toSettle.id,
             { bytes: 1, objects: 1 },
             keptOf({ bucket: 'elsewhere', key: 'settled-meanwhile' }, 1),
