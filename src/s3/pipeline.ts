@@ -71,7 +71,7 @@ export interface StorageServices {
   readonly config: GatewayConfig;
   readonly store: Pick<
     Store,
-    'db' | 'cache' | 'buckets' | 'credentials' | 'usage' | 'storageUsage' | 'storageUploads'
+    'db' | 'cache' | 'buckets' | 'credentials' | 'usage' | 'storageReservations' | 'storageUploads'
   >;
   readonly backend: Pick<ObjectStoreBackend, 'endpoint' | 'region' | 'credentials'>;
   readonly metrics: GatewayMetrics;
@@ -127,11 +127,11 @@ export function createS3Listener(services: StorageServices): S3Listener {
     // and uploads under way the store may have let go.
     afterBeat: async () => {
       if (quotas !== null)
-        await store.storageUsage.releaseStale(instances.id, quotas.inFlight(), STALE_AFTER_SECONDS);
+        await store.storageReservations.releaseStale(instances.id, quotas.inFlight(), STALE_AFTER_SECONDS);
       await uploadChecks.checkDue();
     },
   });
-  quotas = new StorageQuotas(store.storageUsage, store.storageUploads, instances.id, upstream, logger);
+  quotas = new StorageQuotas(store.storageReservations, store.storageUploads, instances.id, upstream, logger);
   const pipeline: Pipeline = {
     services,
     verifier: createVerifier(store.cache, {

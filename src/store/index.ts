@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './database.js';
 import { InvalidationBus, type Invalidation } from './invalidation.js';
 import { runMigrations } from './migrate.js';
 import { OrganisationStore } from './organisations.js';
+import { StorageReservations } from './storage-reservations.js';
 import { StorageUploadsStore } from './storage-uploads.js';
 import { StorageUsageStore } from './storage-usage.js';
 import { UsageRecorder } from './usage.js';
@@ -24,6 +25,11 @@ export interface Store {
   readonly usage: UsageRecorder;
   /** What the object store holds, for the storage quotas. */
   readonly storageUsage: StorageUsageStore;
+  /**
+   * The room reserved in the usage rows for the writes under way, and the keys they hold: one per
+   * store, as its batches and lanes need every reservation and settlement of the process.
+   */
+  readonly storageReservations: StorageReservations;
   /** The multipart uploads under way in counted buckets, and their parts. */
   readonly storageUploads: StorageUploadsStore;
   close(): Promise<void>;
@@ -63,6 +69,7 @@ export async function createStore(db: Database, options: StoreOptions): Promise<
     cache,
     usage,
     storageUsage: new StorageUsageStore(db.counters),
+    storageReservations: new StorageReservations(db.counters),
     storageUploads: new StorageUploadsStore(db.counters),
     close: async () => {
       await usage.close().catch(() => undefined);

@@ -43,6 +43,10 @@ export class InstanceRegistry {
   /** This process's row, and the instance its reservations name. */
   readonly id = newId();
   readonly #sql: Sql;
+  /**
+   * Its own, on the pool it beats through: releasing reservations takes no batch nor lane, so it
+   * need not be the store's (whose batches and lanes carry the writes).
+   */
   readonly #reservations: StorageReservations;
   readonly #heartbeatMs: number;
   readonly #forgottenAfterMs: number;

@@ -9,7 +9,6 @@
  */
 import { countOf, inTransaction, type Sql } from './database.js';
 import { keptSizes, replaceSizes, type KeptSizes } from './storage-objects.js';
-import { StorageReservations } from './storage-reservations.js';
 import { bucketScope, organisationScope, type StorageChange, type UsageScope } from './usage-scopes.js';
 
 /** An upload under way as the store lists it, with the size of each of its parts. */
@@ -79,14 +78,13 @@ function toFigures(row: UsageRow): StoredFigures {
 
 /**
  * The usage rows: their figures, the counts that set them, and the changes made without a
- * reservation. The reservations held against them (StorageReservations) come with them: the
- * storage endpoint reserves, settles and releases through the store's `storageUsage`.
+ * reservation. The reservations held against them are StorageReservations' (the store's
+ * `storageReservations`), through which the storage endpoint reserves, settles and releases.
  */
-export class StorageUsageStore extends StorageReservations {
+export class StorageUsageStore {
   readonly #sql: Sql;
 
   constructor(sql: Sql) {
-    super(sql);
     this.#sql = sql;
   }
 

@@ -8,7 +8,7 @@
  * length (the decoded length of an aws-chunked body), copies by the source's size, multipart
  * uploads at creation (by x-amz-mp-object-size when the client declares it), at each part (beside
  * the parts already held) and at completion (by the sizes of the parts the store holds). Room is
- * reserved in the database for the upload's whole transfer (store/storage-usage.ts), so two
+ * reserved in the database for the upload's whole transfer (store/storage-reservations.ts), so two
  * uploads cannot both pass a check that only one of them fits, on any instance.
  *
  * What is stored is accounted from what the store holds once it answered: the size written, less
@@ -29,7 +29,6 @@ import { S3Error } from '../../protocol/errors.js';
 import { queryValue } from '../../protocol/query.js';
 import type { Logger } from '../../observability/logger.js';
 import { newId } from '../../security/ids.js';
-import type { StorageUsageStore } from '../../store/storage-usage.js';
 import {
   bucketScope,
   NO_CHANGE,
@@ -39,6 +38,7 @@ import {
   type UsageScope,
 } from '../../store/usage-scopes.js';
 import { keptOf, type KeptSizes, type ObjectRef } from '../../store/storage-objects.js';
+import type { StorageReservations } from '../../store/storage-reservations.js';
 import type { StorageUploadsStore, UploadRef } from '../../store/storage-uploads.js';
 import { isInBucket, type Authorised, type InBucket, type Planned } from '../stages.js';
 import { announcesBody } from '../upstream/body.js';
@@ -147,7 +147,7 @@ function untouched(object: ObjectRef, held: Held): KeptSizes | undefined {
 }
 
 export class StorageQuotas {
-  readonly #usage: StorageUsageStore;
+  readonly #reservations: StorageReservations;
   readonly #uploads: StorageUploadsStore;
   readonly #instanceId: string;
   readonly #upstream: Upstream;
@@ -162,7 +162,7 @@ export class StorageQuotas {
   readonly #turns = new KeyTurns();
 
   constructor(
-    usage: StorageUsageStore,
+    reservations: StorageReservations,
     uploads: StorageUploadsStore,
     /** The instance reservations are held for (store/instances.ts releases those it leaves). */
     instanceId: string,
@@ -170,7 +170,7 @@ export class StorageQuotas {
     logger: Logger,
     options: StorageQuotaOptions = {},
   ) {
-    this.#usage = usage;
+    this.#reservations = reservations;
     this.#uploads = uploads;
     this.#instanceId = instanceId;
     this.#upstream = upstream;
@@ -274,7 +274,7 @@ export class StorageQuotas {
             if (id === null) return;
             if (!completed)
               return this.#record(stage, id, () =>
-                this.#usage.settle(id, NO_CHANGE, untouched(object, held)),
+                this.#reservations.settle(id, NO_CHANGE, untouched(object, held)),
               );
             // Not told (no answer, or none found after the store said it completed): left to the
             // next count of the bucket rather than counted as a deletion.
@@ -297,7 +297,9 @@ export class StorageQuotas {
       return {
         before,
         settle: (freed, sizes) =>
-          this.#record(stage, ids, () => this.#usage.settle(ids, freed, { bucket: stage.bucket, sizes })),
+          this.#record(stage, ids, () =>
+            this.#reservations.settle(ids, freed, { bucket: stage.bucket, sizes }),
+          ),
       };
     };
     await send(new CountedDeletions(this.#upstream, stage.bucket, hold));
@@ -330,8 +332,8 @@ export class StorageQuotas {
         await send((status) =>
           this.#record(stage, id, () =>
             succeeded(status)
-              ? this.#usage.settle(id, change, keptOf(object, length))
-              : this.#usage.settle(id, NO_CHANGE, untouched(object, held)),
+              ? this.#reservations.settle(id, change, keptOf(object, length))
+              : this.#reservations.settle(id, NO_CHANGE, untouched(object, held)),
           ),
         );
       },
@@ -365,7 +367,7 @@ export class StorageQuotas {
         }
         await send((status) =>
           this.#record(stage, id, () =>
-            succeeded(status) ? this.#uploads.settlePart(id, part) : this.#usage.settle(id, NO_CHANGE),
+            succeeded(status) ? this.#uploads.settlePart(id, part) : this.#reservations.settle(id, NO_CHANGE),
           ),
         );
       },
@@ -376,7 +378,7 @@ export class StorageQuotas {
   async #creation(stage: Counted, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
     const declared = Number(headerValue(stage.headers, 'x-amz-mp-object-size') ?? '0');
     const size = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
-    const exceeded = await this.#usage.exceeded(quotas, replacing(size, await this.#sizeOf(stage)));
+    const exceeded = await this.#reservations.exceeded(quotas, replacing(size, await this.#sizeOf(stage)));
     if (exceeded.length > 0) this.#refuse(stage, exceeded);
     return send();
   }
@@ -409,12 +411,12 @@ export class StorageQuotas {
         const version = queryValue(stage.query, 'versionId') !== undefined;
         await send((status) =>
           this.#record(stage, id, async () => {
-            if (!succeeded(status)) return this.#usage.settle(id, NO_CHANGE, untouched(object, held));
+            if (!succeeded(status)) return this.#reservations.settle(id, NO_CHANGE, untouched(object, held));
             // Deleting a version may leave another current (an older one, or one a deleted marker
             // hid); deleting the key leaves nothing. What the store does not tell changes nothing.
             const after = version ? await this.#storedSize(stage) : null;
-            if (after === undefined) return this.#usage.settle(id, NO_CHANGE, untouched(object, held));
-            return this.#usage.settle(id, replacing(after, before), keptOf(object, after));
+            if (after === undefined) return this.#reservations.settle(id, NO_CHANGE, untouched(object, held));
+            return this.#reservations.settle(id, replacing(after, before), keptOf(object, after));
           }),
         );
       },
@@ -433,7 +435,7 @@ export class StorageQuotas {
       const id = held().id;
       if (id !== null && this.#inFlight.has(id)) {
         const kept = object === null ? undefined : untouched(object, held());
-        await this.#record(null, id, () => this.#usage.settle(id, NO_CHANGE, kept));
+        await this.#record(null, id, () => this.#reservations.settle(id, NO_CHANGE, kept));
       }
     }
   }
@@ -454,7 +456,7 @@ export class StorageQuotas {
     this.#track([id], await this.#turnsAt(stage, [key], deadline));
     try {
       const reservation = await this.#waitForKey(stage, deadline, () =>
-        this.#usage.reserve(this.#instanceId, quotas, change, key, id, object),
+        this.#reservations.reserve(this.#instanceId, quotas, change, key, id, object),
       );
       if (reservation.outcome === 'held' && reservation.id !== null)
         return reservation.replaced === undefined ? { id } : { id, replaced: reservation.replaced };
@@ -492,7 +494,7 @@ export class StorageQuotas {
     const ends = await this.#turnsAt(stage, keys, deadline);
     try {
       const held = await this.#waitForKey(stage, deadline, async () => {
-        const hold = await this.#usage.hold(this.#instanceId, scopes, keys, objects);
+        const hold = await this.#reservations.hold(this.#instanceId, scopes, keys, objects);
         return hold === null ? { outcome: 'busy' as const } : { outcome: 'held' as const, ...hold };
       });
       this.#track(held.ids, ends);
@@ -531,7 +533,7 @@ export class StorageQuotas {
       this.#inFlight.get(id)?.();
       this.#inFlight.delete(id);
     }
-    this.#usage.forgetWrites(ids);
+    this.#reservations.forgetWrites(ids);
   }
 
   /**
@@ -565,9 +567,9 @@ export class StorageQuotas {
     change: StorageChange,
     unchanged?: KeptSizes,
   ): Promise<void> {
-    const exceeded = await this.#usage.grow(id, quotas, change);
+    const exceeded = await this.#reservations.grow(id, quotas, change);
     if (exceeded.length === 0) return;
-    await this.#record(stage, id, () => this.#usage.settle(id, NO_CHANGE, unchanged));
+    await this.#record(stage, id, () => this.#reservations.settle(id, NO_CHANGE, unchanged));
     this.#refuse(stage, exceeded);
   }
 

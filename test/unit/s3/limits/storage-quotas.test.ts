@@ -3,8 +3,8 @@ import { createLogger } from '../../../../src/observability/logger.js';
 import type { Planned } from '../../../../src/s3/stages.js';
 import { StorageQuotas } from '../../../../src/s3/limits/storage-quotas.js';
 import type { Upstream } from '../../../../src/s3/upstream/upstream.js';
+import type { StorageReservations } from '../../../../src/store/storage-reservations.js';
 import type { StorageUploadsStore } from '../../../../src/store/storage-uploads.js';
-import type { StorageUsageStore } from '../../../../src/store/storage-usage.js';
 
 /** Neither the database nor the store may be reached: the copy is decided before either is asked. */
 const untouchable = new Proxy(
@@ -16,7 +16,7 @@ const untouchable = new Proxy(
   },
 );
 const quotas = new StorageQuotas(
-  untouchable as StorageUsageStore,
+  untouchable as StorageReservations,
   untouchable as StorageUploadsStore,
   '00000000-0000-4000-8000-000000000000',
   untouchable as Upstream,
