@@ -65,16 +65,26 @@ export class LineWriter {
       this.#scheduled = true;
       setImmediate(() => {
         this.#scheduled = false;
-        this.#stopLingering();
-        this.#drain();
+        // Whole writes go now; a shorter rest waits for lines to share its write.
+        this.#drain(true);
+        this.#lingerWhileWaiting();
       });
     } else {
-      this.#linger ??= setTimeout(() => {
-        this.#linger = null;
-        if (!this.#scheduled && this.#retry === null) this.#drain();
-      }, LINGER_MS);
+      this.#lingerWhileWaiting();
     }
     return true;
+  }
+
+  /** Writes what waits once it has waited LINGER_MS (a retry, when one is due, writes it instead). */
+  #lingerWhileWaiting(): void {
+    if (this.#pendingBytes === 0 || this.#retry !== null) {
+      this.#stopLingering();
+      return;
+    }
+    this.#linger ??= setTimeout(() => {
+      this.#linger = null;
+      if (!this.#scheduled && this.#retry === null) this.#drain();
+    }, LINGER_MS);
   }
 
   #stopLingering(): void {
@@ -102,9 +112,12 @@ export class LineWriter {
     done?.();
   }
 
-  /** Writes until nothing waits (true) or the pipe is full (false, a retry scheduled). */
-  #drain(): boolean {
-    while (this.#pending.length > 0) {
+  /**
+   * Writes until nothing waits, or with `whole` until less than a whole write does (true), or
+   * until the pipe is full (false, a retry scheduled).
+   */
+  #drain(whole = false): boolean {
+    while (this.#pending.length > 0 && (!whole || this.#pendingBytes >= ATOMIC_WRITE_BYTES)) {
       const chunk = this.#nextChunk();
       let written: number;
       try {

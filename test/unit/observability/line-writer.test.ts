@@ -43,13 +43,19 @@ describe('LineWriter', () => {
     expect(writes).toHaveBeenCalledTimes(1);
   });
 
-  it('writes as soon as a whole atomic write has gathered, without waiting', async () => {
+  it('writes as soon as a whole atomic write has gathered, the rest waiting to share its write', async () => {
+    const writes = vi.spyOn(fs, 'writeSync');
     const writer = new LineWriter({ fd, maxBufferedBytes: 1 << 20 });
-    const line = `${'x'.repeat(999)}\n`;
-    for (let n = 0; n < 5; n += 1) writer.write(line);
+    const line = (n: number) => `{"n":${n},"pad":"${'x'.repeat(980)}"}\n`;
+    for (let n = 0; n < 5; n += 1) writer.write(line(n));
     await nextTurn();
-    // 5,000 bytes: one write of the four lines that fit in 4,096 bytes, one of the fifth.
-    expect(written()).toHaveLength(5);
+    // 4,990 bytes waiting: the four lines that fit in 4,096 bytes go at once, in one write.
+    expect(written().map((text) => (JSON.parse(text) as { n: number }).n)).toEqual([0, 1, 2, 3]);
+    writer.write(line(5));
+    await nextTurn();
+    vi.advanceTimersByTime(10);
+    expect(written().map((text) => (JSON.parse(text) as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(writes).toHaveBeenCalledTimes(2);
   });
 
   it('writes the lines still waiting when flushed (shutdown)', () => {
