@@ -19,6 +19,7 @@
  * a process has under way at the same moment go in one statement (batches.ts), each answered as
  * if it had gone alone; those under the same quotas take turns, one statement at a time.
  */
+import type postgres from 'postgres';
 import { newId } from '../security/ids.js';
 import { countOf, type Sql } from './database.js';
 import { Batches, Failed, Lanes } from './batches.js';
@@ -88,6 +89,15 @@ async function eachAlone<Item, Result>(
   const results: (Result | Failed)[] = [];
   for (const item of items) results.push(await alone(item).catch((error: unknown) => new Failed(error)));
   return results;
+}
+
+/** The quotas a statement checks, as rows `wanted (scope, max_bytes, max_objects)`. */
+function wantedQuotas(sql: Sql, quotas: readonly ScopeQuota[]): postgres.Fragment {
+  return sql`unnest(
+    ${quotas.map((quota) => quota.scope)}::text[],
+    ${quotas.map((quota) => quota.maxBytes)}::bigint[],
+    ${quotas.map((quota) => quota.maxObjects)}::bigint[]
+  ) AS wanted (scope, max_bytes, max_objects)`;
 }
 
 /** The room an upload asks for: what it adds, never less than nothing. */
@@ -185,13 +195,7 @@ export class StorageReservations {
         replaced: bigint | null;
       }[]
     >`
-      WITH wanted AS (
-        SELECT * FROM unnest(
-          ${scopes}::text[],
-          ${quotas.map((quota) => quota.maxBytes)}::bigint[],
-          ${quotas.map((quota) => quota.maxObjects)}::bigint[]
-        ) AS wanted (scope, max_bytes, max_objects)
-      ),
+      WITH wanted AS (SELECT * FROM ${wantedQuotas(this.#sql, quotas)}),
       locked AS (
         SELECT scope, stored_bytes + reserved_bytes + part_bytes AS bytes,
                stored_objects + reserved_objects AS objects, objects_listed
@@ -389,13 +393,7 @@ export class StorageReservations {
     if (bytes === 0 && objects === 0) return [];
     const scopes = quotas.map((quota) => quota.scope);
     const [row] = await this.#sql<{ over: UsageScope[] | null }[]>`
-      WITH wanted AS (
-        SELECT * FROM unnest(
-          ${scopes}::text[],
-          ${quotas.map((quota) => quota.maxBytes)}::bigint[],
-          ${quotas.map((quota) => quota.maxObjects)}::bigint[]
-        ) AS wanted (scope, max_bytes, max_objects)
-      ),
+      WITH wanted AS (SELECT * FROM ${wantedQuotas(this.#sql, quotas)}),
       locked AS (
         SELECT scope, stored_bytes + reserved_bytes + part_bytes AS bytes,
                stored_objects + reserved_objects AS objects
@@ -490,11 +488,7 @@ export class StorageReservations {
     if (bytes === 0 && objects === 0) return [];
     const rows = await this.#sql<{ scope: UsageScope }[]>`
       SELECT usage.scope FROM storage_usage AS usage
-      JOIN unnest(
-        ${quotas.map((quota) => quota.scope)}::text[],
-        ${quotas.map((quota) => quota.maxBytes)}::bigint[],
-        ${quotas.map((quota) => quota.maxObjects)}::bigint[]
-      ) AS wanted (scope, max_bytes, max_objects) ON wanted.scope = usage.scope
+      JOIN ${wantedQuotas(this.#sql, quotas)} ON wanted.scope = usage.scope
       WHERE (wanted.max_bytes IS NOT NULL AND ${bytes}::bigint > 0
              AND usage.stored_bytes + usage.reserved_bytes + usage.part_bytes + ${bytes} > wanted.max_bytes)
          OR (wanted.max_objects IS NOT NULL AND ${objects}::bigint > 0
