@@ -244,7 +244,12 @@ describe('objects through the AWS SDK (path-style, default checksums)', () => {
         headers,
         body,
       });
-      expect(describeRawError(answer), path).toMatchObject({ status: 400, code: 'MalformedXML' });
+      expect(describeRawError(answer), path).toMatchObject({
+        status: 400,
+        code: 'MalformedXML',
+        message: 'The XML you provided was not well-formed or did not validate against our published schema.',
+        requestIdMatches: true,
+      });
     }
     expect(
       (await s3.send(new HeadObjectCommand({ Bucket: 'archive', Key: 'entity-kept' }))).ContentLength,
