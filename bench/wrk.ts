@@ -215,7 +215,9 @@ export async function runWrk(options: {
           : error,
       );
     });
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': wrk's output may still be in its pipe when the process has exited
+    // (seen with two wrk at once, whose result line was then missed).
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(stdout);
       else reject(new Error(`wrk ${args.join(' ')} exited (${code ?? signal}): ${stderr}${stdout}`));
