@@ -51,6 +51,19 @@ export interface GatewayOptions {
   readonly cpus?: string;
   /** Where its fresh database goes; null: development mode with the embedded PGlite. */
   readonly database: DatabaseServer | null;
+  /**
+   * Another instance of the same deployment: the same database and secrets as `twinOf` (which
+   * must run in production mode), as a second gateway instance of a platform is configured.
+   * `database` is then not used, and the database stays with the instance that created it.
+   */
+  readonly twinOf?: Gateway;
+}
+
+/** What the instances of one deployment share: their database and secrets (production mode). */
+export interface Deployment {
+  readonly databaseUrl: string;
+  readonly masterKey: string;
+  readonly jwtSecret: string;
 }
 
 export interface Gateway {
@@ -58,6 +71,8 @@ export interface Gateway {
   readonly pid: number;
   readonly s3Url: string;
   readonly mode: 'production' | 'development';
+  /** The database and secrets a twin instance starts with; null in development mode. */
+  readonly deployment: Deployment | null;
   /** A bucket created through the control plane, and a read-write credential scoped to it. */
   readonly bucket: string;
   readonly credential: Credential;
@@ -144,7 +159,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const [s3Port, controlPort, metricsPort] = (await freePorts(3)) as [number, number, number];
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-data-'));
   const removeDataDir = onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
-  const database = options.database === null ? null : await options.database.create();
+  const twin = options.twinOf?.deployment;
+  if (options.twinOf !== undefined && twin == null)
+    throw new Error('a twin instance needs a gateway in production mode to share a database with');
+  const database = twin != null || options.database === null ? null : await options.database.create();
+  const deployment: Deployment | null =
+    twin ??
+    (database === null
+      ? null
+      : {
+          databaseUrl: database.url,
+          masterKey: randomBytes(32).toString('hex'),
+          jwtSecret: randomBytes(48).toString('base64'),
+        });
   const env: Record<string, string> = {
     ...cleanEnvironment(),
     GATEWAY_DATA_DIR: dataDir,
@@ -160,13 +187,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     GATEWAY_ADMIN_PASSWORD: ADMIN.password,
     GATEWAY_SHUTDOWN_GRACE_SECONDS: '1',
     ...(options.workers === undefined ? {} : { GATEWAY_WORKERS: String(options.workers) }),
-    ...(database === null
+    ...(deployment === null
       ? { GATEWAY_MODE: 'development' }
       : {
           GATEWAY_MODE: 'production',
-          DATABASE_URL: database.url,
-          GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
-          GATEWAY_JWT_SECRET: randomBytes(48).toString('base64'),
+          DATABASE_URL: deployment.databaseUrl,
+          GATEWAY_MASTER_KEY: deployment.masterKey,
+          GATEWAY_JWT_SECRET: deployment.jwtSecret,
         }),
   };
   // e.g. BENCH_GATEWAY_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the gateway.
@@ -238,7 +265,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return {
       pid,
       s3Url,
-      mode: database === null ? 'development' : 'production',
+      mode: deployment === null ? 'development' : 'production',
+      deployment,
       bucket,
       credential,
       control: () => login(controlUrl, ADMIN.email, ADMIN.password),

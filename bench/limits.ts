@@ -1,7 +1,8 @@
 /**
- * Section `limits`: what the tenant limits (issue 15) cost on the hot path. One gateway (one
- * storage worker) in front of the minimal backend serves the same 4 KiB requests for four
- * tenants, in alternating rounds:
+ * Section `limits`: what the tenant limits (issue 15) cost on the hot path. Two instances of the
+ * gateway (one storage worker each, one database, as a platform runs two instances) in front of
+ * the minimal backend serve the same 4 KiB requests for four tenants, a side with limits on one
+ * instance while the other serves the side without, at the same moment, then swapped (below):
  *
  * - `none`: the first organisation, no limit of any kind;
  * - `prefix`: the same bucket and keys through a credential limited to the key prefix they lie
@@ -18,9 +19,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { addOrganisation } from '../test/support/control-plane.js';
-import type { BackendProcess } from './children.js';
 import type { Gateway } from './gateway.js';
-import { gatewayHooks, measureLoad, type LoadMeasurement } from './load-run.js';
+import { gatewayHooks, measureTogether, type LoadMeasurement } from './load-run.js';
 import { median, round, type Check, type Section } from './measure.js';
 import { randomBlock } from './body-source.js';
 import { SMALL_OBJECT_BYTES, smallRequest, type SmallScenario, type Target } from './requests.js';
@@ -29,8 +29,10 @@ import { check } from './targets.js';
 import { probe, type ReplayRequest } from './wrk.js';
 
 type Side = 'none' | 'prefix' | 'rates' | 'quota';
+type LimitedSide = Exclude<Side, 'none'>;
 const SIDES: readonly Side[] = ['none', 'prefix', 'rates', 'quota'];
-const LABELS: Readonly<Record<Exclude<Side, 'none'>, string>> = {
+const LIMITED: readonly LimitedSide[] = ['prefix', 'rates', 'quota'];
+const LABELS: Readonly<Record<LimitedSide, string>> = {
   prefix: 'key limited to a prefix',
   rates: 'rate limits',
   quota: 'bucket under a quota',
@@ -93,29 +95,84 @@ async function tenants(gateway: Gateway): Promise<Record<Side, Target>> {
   };
 }
 
+/** The two gateway instances, in the order runs name them. */
+type Instances = readonly [Gateway, Gateway];
+
 /**
- * Runs `run` once per side per round, each round starting one side later (A B C D, B C D A, ...):
- * the first run after a change of scenario measured about 10% more CPU than the others in trials
- * (work left over from the run before), and rotating spreads that over every side alike.
+ * Two runs of the same seconds on the two instances: one with the limit on the second instance
+ * while the first serves the side without limits, and one the other way round.
  */
-async function rotatingRounds<S extends string, T>(
-  sides: readonly S[],
-  rounds: number,
-  run: (side: S) => Promise<T>,
-): Promise<Record<S, T[]>> {
-  const results = Object.fromEntries(sides.map((side) => [side, [] as T[]])) as Record<S, T[]>;
-  for (let round = 0; round < rounds; round += 1) {
-    for (let index = 0; index < sides.length; index += 1) {
-      const side = sides[(round + index) % sides.length] as S;
-      results[side].push(await run(side));
+interface Pair {
+  /** Per instance, the run of the side with limits. */
+  readonly limited: readonly [LoadMeasurement, LoadMeasurement];
+  /** Per instance, the run of the side without. */
+  readonly none: readonly [LoadMeasurement, LoadMeasurement];
+}
+
+/**
+ * Measures each side with limits `pairs` times against the side without, on two instances of the
+ * gateway at the same moment (measureTogether), then swapped. This machine's CPU time per request
+ * drifts by tens of percent from a few seconds to the next (what its neighbours do): runs taken
+ * one after the other gave in-memory checks ratios from 0.66 to 1.48 on 2026-11-27, while two
+ * runs of the same seconds see the same machine. Swapping the instances cancels what differs
+ * between them (which of them shares a core with what).
+ */
+async function pairedRounds(
+  limited: readonly LimitedSide[],
+  pairs: number,
+  together: (first: Side, second: Side) => Promise<readonly [LoadMeasurement, LoadMeasurement]>,
+): Promise<Record<LimitedSide, Pair[]>> {
+  const results = Object.fromEntries(limited.map((side) => [side, [] as Pair[]])) as Record<
+    LimitedSide,
+    Pair[]
+  >;
+  for (let index = 0; index < pairs; index += 1) {
+    for (const side of limited) {
+      // a: none on the first instance, the limit on the second; b: the other way round. Which of
+      // the two goes first alternates.
+      let a: readonly [LoadMeasurement, LoadMeasurement];
+      let b: readonly [LoadMeasurement, LoadMeasurement];
+      if (index % 2 === 0) {
+        a = await together('none', side);
+        b = await together(side, 'none');
+      } else {
+        b = await together(side, 'none');
+        a = await together('none', side);
+      }
+      results[side].push({ limited: [b[0], a[1]], none: [a[0], b[1]] });
     }
   }
   return results;
 }
 
-/** The gateway's median CPU µs per request over the rounds of one side. */
+/** The gateway's CPU µs per request in one run. */
+function cpuOfRun(run: LoadMeasurement): number {
+  return run.cpuMicrosPerRequest.gateway ?? Number.NaN;
+}
+
+/**
+ * A pair's gateway CPU per request with limits as a multiple of without: the geometric mean of the
+ * ratio on each instance's side of the two runs (limits on the second against none on the first,
+ * then limits on the first against none on the second), in which the instances' own factors cancel.
+ */
+function pairRatio(pair: Pair): number {
+  const secondOverFirst = cpuOfRun(pair.limited[1]) / cpuOfRun(pair.none[0]);
+  const firstOverSecond = cpuOfRun(pair.limited[0]) / cpuOfRun(pair.none[1]);
+  return Math.sqrt(secondOverFirst * firstOverSecond);
+}
+
+/** The median of the pairs' ratios. */
+function ratioOf(pairs: readonly Pair[]): number {
+  return median(pairs.map(pairRatio));
+}
+
+/** The gateway's median CPU µs per request over some runs. */
 function cpuOf(runs: readonly LoadMeasurement[]): number {
-  return median(runs.map((run) => run.cpuMicrosPerRequest.gateway ?? Number.NaN));
+  return median(runs.map(cpuOfRun));
+}
+
+function withoutPeak({ peakRss: _peak, ...run }: LoadMeasurement): Omit<LoadMeasurement, 'peakRss'> {
+  return run;
 }
 
 function rpsOf(runs: readonly LoadMeasurement[]): number {
@@ -124,46 +181,67 @@ function rpsOf(runs: readonly LoadMeasurement[]): number {
 
 export async function runLimits(
   settings: Settings,
-  backend: BackendProcess,
   gateway: Gateway,
+  startTwin: () => Promise<Gateway>,
 ): Promise<Section> {
-  const targets = await tenants(gateway);
+  const twin = await startTwin();
+  try {
+    return await measureLimits(settings, [gateway, twin]);
+  } finally {
+    // Before the first instance, whose database it is.
+    await twin.stop();
+  }
+}
+
+async function measureLimits(settings: Settings, instances: Instances): Promise<Section> {
+  const targets = await tenants(instances[0]);
   const body = randomBlock(SMALL_OBJECT_BYTES);
-  const results: { scenario: SmallScenario; rounds: Record<Side, LoadMeasurement[]> }[] = [];
+  const results: { scenario: SmallScenario; pairs: Record<LimitedSide, Pair[]> }[] = [];
   for (const scenario of SCENARIOS) {
-    const requests = {} as Record<Side, ReplayRequest[]>;
-    for (const side of SIDES) {
-      requests[side] = [];
-      for (const key of keysOf(scenario))
-        requests[side].push(await smallRequest(scenario, targets[side], key, body));
-    }
-    for (const side of SIDES) await probe(gateway.s3Url, requests[side][0] as ReplayRequest);
-    const measure = (side: Side) =>
-      measureLoad({
-        baseUrl: gateway.s3Url,
-        request: requests[side],
+    // Signed for each instance's host, like any request.
+    const requests = await Promise.all(
+      instances.map(async (instance) => {
+        const bySide = {} as Record<Side, ReplayRequest[]>;
+        for (const side of SIDES) {
+          const target = { ...targets[side], endpoint: instance.s3Url };
+          bySide[side] = [];
+          for (const key of keysOf(scenario))
+            bySide[side].push(await smallRequest(scenario, target, key, body));
+        }
+        return bySide;
+      }),
+    );
+    for (const [index, instance] of instances.entries())
+      for (const side of SIDES) await probe(instance.s3Url, requests[index]?.[side][0] as ReplayRequest);
+    const load = (index: 0 | 1, side: Side) => {
+      const instance = instances[index];
+      return {
+        baseUrl: instance.s3Url,
+        request: requests[index]?.[side] ?? [],
         connections: settings.floorConnections,
-        seconds: settings.loadSeconds,
+        seconds: settings.limitsLoadSeconds,
         warmupSeconds: settings.warmupSeconds,
-        parties: [
-          { name: 'gateway', roots: [gateway.pid] },
-          { name: 'backend', roots: [backend.pid] },
-        ],
-        ...gatewayHooks(gateway),
-      });
-    // The first run after a change of scenario pays for work the one before left (rotatingRounds);
-    // with one round (--quick) that was always the side without limits, by 30-60% on 2026-11-27.
-    // A run of every side that is not kept takes that work on, and warms each side's path alike.
-    for (const side of SIDES) await measure(side);
-    const rounds = await rotatingRounds(SIDES, settings.rounds, measure);
-    results.push({ scenario, rounds });
+        parties: [{ name: 'gateway', roots: [instance.pid] }],
+        ...gatewayHooks(instance),
+      };
+    };
+    const together = async (first: Side, second: Side) => {
+      const [onFirst, onSecond] = await measureTogether([load(0, first), load(1, second)]);
+      return [onFirst, onSecond] as [LoadMeasurement, LoadMeasurement];
+    };
+    // The first runs after a change of scenario pay for work the ones before left (measured
+    // 30-60% more on 2026-11-27): one pair of every side that is not kept takes that work on, and
+    // warms each side's path on both instances alike.
+    await pairedRounds(LIMITED, 1, together);
+    results.push({ scenario, pairs: await pairedRounds(LIMITED, settings.limitsPairs, together) });
   }
 
   const checks: Check[] = [];
-  const rows = results.flatMap(({ scenario, rounds }) => {
-    const none = cpuOf(rounds.none);
-    return (['prefix', 'rates', 'quota'] as const).map((side) => {
-      const ratio = cpuOf(rounds[side]) / none;
+  const rows = results.flatMap(({ scenario, pairs }) =>
+    LIMITED.map((side) => {
+      const ratio = ratioOf(pairs[side]);
+      const limitedRuns = pairs[side].flatMap((pair) => pair.limited);
+      const noneRuns = pairs[side].flatMap((pair) => pair.none);
       const label = `${scenario}, ${LABELS[side]}`;
       checks.push(
         check('LIMITS_MAX_CPU_RATIO', `${label}: gateway CPU per request / no limits'`, round(ratio, 3), '×'),
@@ -171,35 +249,44 @@ export async function runLimits(
       return [
         label,
         `${round(ratio, 3).toFixed(3)}×`,
-        `${Math.round(cpuOf(rounds[side]))} / ${Math.round(none)}`,
-        `${Math.round(rpsOf(rounds[side]))} / ${Math.round(rpsOf(rounds.none))}`,
+        `${Math.round(cpuOf(limitedRuns))} / ${Math.round(cpuOf(noneRuns))}`,
+        `${Math.round(rpsOf(limitedRuns))} / ${Math.round(rpsOf(noneRuns))}`,
       ];
-    });
-  });
+    }),
+  );
 
   return {
-    title: `Tenant limits: 4 KiB objects, ${settings.floorConnections} connections, one gateway worker`,
+    title: `Tenant limits: 4 KiB objects, ${settings.floorConnections} connections, two gateway instances of one worker at once`,
     columns: ['scenario, limit', 'CPU ×no limits', 'gateway CPU µs/req', 'req/s'],
     rows,
     checks,
     notes: [
-      'Each cell: with the limit / without (the first organisation, no limits), both on the same gateway.',
+      'Each cell: with the limit / without (the first organisation, no limits).',
       `Prefix: a credential of the first organisation limited to ${PREFIX} of the same bucket, the keys under it.`,
       `Rate limits: ${UNREACHED_RATE} requests per second for the organisation and for each credential, never reached:`,
       'every request passes two in-memory token buckets. Quota: a bucket of that organisation with a quota of 2^50 bytes.',
-      `Medians of ${settings.rounds} round(s) of ${settings.loadSeconds} s (after ${settings.warmupSeconds} s of warm-up) per side, each round starting`,
-      'one side later than the one before, after one run of every side that is not kept (the first run after a change',
-      'of scenario measured more).',
+      `Two gateway instances on one database, each with one storage worker and ${settings.floorConnections} connections of its own wrk, run at the`,
+      'same moment: the side with the limit on one and the side without on the other, then the other way round (a pair).',
+      `CPU ×no limits: the median over ${settings.limitsPairs} pair(s) of runs of ${settings.limitsLoadSeconds} s (after ${settings.warmupSeconds} s of warm-up) of each pair's ratio, the`,
+      'geometric mean of its two (limit on one instance / none on the other), in which what differs between the instances',
+      'cancels; the other columns are medians over the runs of both instances. One pair of every side that is not kept',
+      'comes first (the first runs after a change of scenario measured more).',
       `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under a quota reserves room and holds its key,`,
       'reading the size of the object it replaces, then records what the store holds: two statements in PostgreSQL,',
       'each carrying the uploads of the gateway process under way at the same moment.',
     ],
-    data: results.map(({ scenario, rounds }) => ({
+    data: results.map(({ scenario, pairs }) => ({
       scenario,
-      gatewayCpuMicrosPerRequest: Object.fromEntries(SIDES.map((side) => [side, cpuOf(rounds[side])])),
-      requestsPerSecond: Object.fromEntries(SIDES.map((side) => [side, rpsOf(rounds[side])])),
-      rounds: Object.fromEntries(
-        SIDES.map((side) => [side, rounds[side].map(({ peakRss: _peak, ...run }) => run)]),
+      cpuRatio: Object.fromEntries(LIMITED.map((side) => [side, ratioOf(pairs[side])])),
+      pairs: Object.fromEntries(
+        LIMITED.map((side) => [
+          side,
+          pairs[side].map((pair) => ({
+            ratio: pairRatio(pair),
+            limited: pair.limited.map(withoutPeak),
+            none: pair.none.map(withoutPeak),
+          })),
+        ]),
       ),
     })),
   };

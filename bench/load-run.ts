@@ -88,53 +88,85 @@ function pidsOf(party: Party): number[] {
 }
 
 export async function measureLoad(options: LoadOptions): Promise<LoadMeasurement> {
-  if (options.warmupSeconds > 0) await runWrkDiagnosed(options, options.warmupSeconds);
-  // Log lines the warm-up (or anything before) left queued belong to neither count.
-  await options.log?.quiet(LOG_QUIET_MS, LOG_DRAIN_MAX_MS);
+  const [measurement] = await measureTogether([options]);
+  return measurement as LoadMeasurement;
+}
 
-  const before = options.parties.map((party) => cpuSecondsOf(pidsOf(party)));
-  const wrkBefore = reapedChildrenCpuSeconds();
+/** A load's wrk result and what its gateway's log did, once its measured run is over. */
+interface RunOutcome {
+  readonly wrk: WrkResult;
+  readonly log?: LogDuringRun;
+}
+
+async function measuredRun(options: LoadOptions): Promise<RunOutcome> {
   const logAtStart = options.log?.bytes() ?? 0;
-  const stopSampling = options.sampleRssOf === undefined ? null : sampleTreeRss(options.sampleRssOf, 100);
-  let wrk: WrkResult;
-  let peakRss: Map<number, number> | undefined;
-  let log: LogDuringRun | undefined;
-  try {
-    wrk = await runWrkDiagnosed(options, options.seconds);
-    if (options.log !== undefined) {
-      const atEnd = options.log.bytes() - logAtStart;
-      const drainSeconds = await options.log.quiet(LOG_QUIET_MS, LOG_DRAIN_MAX_MS);
-      const total = options.log.bytes() - logAtStart;
-      log = {
-        bytesPerRequest: total / wrk.requests,
-        writtenDuringRun: total === 0 ? 1 : atEnd / total,
-        // The quiet time itself is not part of the drain.
-        drainSeconds: Math.max(0, drainSeconds - LOG_QUIET_MS / 1000),
-      };
-    }
-  } finally {
-    peakRss = stopSampling?.();
-  }
-  const wrkSeconds = reapedChildrenCpuSeconds() - wrkBefore;
-  const after = options.parties.map((party) => cpuSecondsOf(pidsOf(party)));
-
-  const perRequest = (seconds: number) => (seconds * 1e6) / wrk.requests;
-  const cpuMicrosPerRequest: Record<string, number> = { wrk: perRequest(wrkSeconds) };
-  const processes: Record<string, ProcessCpu[]> = {};
-  options.parties.forEach((party, index) => {
-    const start = before[index] as Map<number, number>;
-    const end = after[index] as Map<number, number>;
-    const rows: ProcessCpu[] = [];
-    for (const [pid, seconds] of end)
-      rows.push({ pid, microsPerRequest: perRequest(seconds - (start.get(pid) ?? 0)) });
-    cpuMicrosPerRequest[party.name] = rows.reduce((sum, row) => sum + row.microsPerRequest, 0);
-    processes[party.name] = rows;
-  });
+  const wrk = await runWrkDiagnosed(options, options.seconds);
+  if (options.log === undefined) return { wrk };
+  const atEnd = options.log.bytes() - logAtStart;
+  const drainSeconds = await options.log.quiet(LOG_QUIET_MS, LOG_DRAIN_MAX_MS);
+  const total = options.log.bytes() - logAtStart;
   return {
     wrk,
-    cpuMicrosPerRequest,
-    processes,
-    ...(peakRss === undefined ? {} : { peakRss }),
-    ...(log === undefined ? {} : { log }),
+    log: {
+      bytesPerRequest: total / wrk.requests,
+      writtenDuringRun: total === 0 ? 1 : atEnd / total,
+      // The quiet time itself is not part of the drain.
+      drainSeconds: Math.max(0, drainSeconds - LOG_QUIET_MS / 1000),
+    },
   };
+}
+
+/**
+ * Several loads at the same moment, each its own wrk against its own target: warmed up together,
+ * then measured over the same seconds, so that whatever else the machine does weighs on each
+ * alike. wrk's CPU is this process's reaped-children time, which cannot tell the wrk processes
+ * apart: with several loads, each is given their total over the requests of all of them.
+ */
+export async function measureTogether(loads: readonly LoadOptions[]): Promise<LoadMeasurement[]> {
+  await Promise.all(
+    loads.map((options) =>
+      options.warmupSeconds > 0 ? runWrkDiagnosed(options, options.warmupSeconds) : undefined,
+    ),
+  );
+  // Log lines the warm-up (or anything before) left queued belong to neither count.
+  await Promise.all(loads.map((options) => options.log?.quiet(LOG_QUIET_MS, LOG_DRAIN_MAX_MS)));
+
+  const before = loads.map((options) => options.parties.map((party) => cpuSecondsOf(pidsOf(party))));
+  const wrkBefore = reapedChildrenCpuSeconds();
+  const sampling = loads.map((options) =>
+    options.sampleRssOf === undefined ? null : sampleTreeRss(options.sampleRssOf, 100),
+  );
+  let outcomes: RunOutcome[];
+  let peaks: (Map<number, number> | undefined)[];
+  try {
+    outcomes = await Promise.all(loads.map((options) => measuredRun(options)));
+  } finally {
+    peaks = sampling.map((stop) => stop?.());
+  }
+  const wrkSeconds = reapedChildrenCpuSeconds() - wrkBefore;
+  const allRequests = outcomes.reduce((sum, outcome) => sum + outcome.wrk.requests, 0);
+
+  return loads.map((options, load) => {
+    const { wrk, log } = outcomes[load] as RunOutcome;
+    const peakRss = peaks[load];
+    const perRequest = (seconds: number) => (seconds * 1e6) / wrk.requests;
+    const cpuMicrosPerRequest: Record<string, number> = { wrk: (wrkSeconds * 1e6) / allRequests };
+    const processes: Record<string, ProcessCpu[]> = {};
+    options.parties.forEach((party, index) => {
+      const start = before[load]?.[index] as Map<number, number>;
+      const end = cpuSecondsOf(pidsOf(party));
+      const rows: ProcessCpu[] = [];
+      for (const [pid, seconds] of end)
+        rows.push({ pid, microsPerRequest: perRequest(seconds - (start.get(pid) ?? 0)) });
+      cpuMicrosPerRequest[party.name] = rows.reduce((sum, row) => sum + row.microsPerRequest, 0);
+      processes[party.name] = rows;
+    });
+    return {
+      wrk,
+      cpuMicrosPerRequest,
+      processes,
+      ...(peakRss === undefined ? {} : { peakRss }),
+      ...(log === undefined ? {} : { log }),
+    };
+  });
 }

@@ -120,7 +120,18 @@ async function main(): Promise<number> {
               emit(await runFloor(settings, backend, { floor, passThrough }, gateway)),
             );
           if (only.has('limits'))
-            await attempt('limits', async () => emit(await runLimits(settings, backend, gateway)));
+            await attempt('limits', async () =>
+              emit(
+                await runLimits(settings, gateway, () =>
+                  startGateway({
+                    backend: { url: backend.url, ...MINIMAL_BACKEND_KEYS },
+                    workers: 1,
+                    database,
+                    twinOf: gateway,
+                  }),
+                ),
+              ),
+            );
           if (only.has('stream'))
             await attempt('stream', async () => emit(await runStreaming(settings, backend, gateway)));
           await gateway.stop();

@@ -14,6 +14,10 @@ export interface Settings {
   readonly warmupSeconds: number;
   /** Alternating rounds (one side, then the other) per scenario; medians are reported. */
   readonly rounds: number;
+  /** Pairs of runs (with a limit, without) per limit and scenario of the `limits` section. */
+  readonly limitsPairs: number;
+  /** Each of those runs, whole seconds. */
+  readonly limitsLoadSeconds: number;
   /** Connections of the floor comparison (the targets are stated at 32). */
   readonly floorConnections: number;
   /** Connections of the RGW comparison, and the one the memory growth target is stated at. */
@@ -37,6 +41,8 @@ export const FULL: Settings = {
   loadSeconds: 5,
   warmupSeconds: 1,
   rounds: 3,
+  limitsPairs: 5,
+  limitsLoadSeconds: 2,
   floorConnections: 32,
   rgwConnections: [16, 64],
   memoryConnections: 64,
@@ -54,6 +60,8 @@ export const QUICK: Settings = {
   loadSeconds: 2,
   warmupSeconds: 1,
   rounds: 1,
+  limitsPairs: 2,
+  limitsLoadSeconds: 2,
   floorConnections: 32,
   rgwConnections: [16, 64],
   memoryConnections: 64,

@@ -41,8 +41,9 @@ export const TARGETS = {
   /**
    * Gateway CPU per 4 KiB GET or PUT of an organisation with request rate limits (its own and each
    * credential's), and per GET of a bucket under a storage quota, as a multiple of the same request
-   * of an organisation without limits, on the same gateway in the same run (limits.ts): the checks
-   * run on every request, so they may cost at most 5% of it (issue 15).
+   * of an organisation without limits, measured at the same moment on a second instance of the
+   * same deployment and then swapped (limits.ts): the checks run on every request, so they may
+   * cost at most 5% of it (issue 15).
    */
   LIMITS_MAX_CPU_RATIO: { kind: 'max', limit: 1.05 },
   /**
