@@ -12,7 +12,7 @@ import { cleanUpAll, cleanUpOnInterruptOrCrash } from './cleanup.js';
 import { findDatabaseServer } from './database.js';
 import { runFloor } from './floor.js';
 import { runLimits } from './limits.js';
-import { buildGateway, startGateway } from './gateway.js';
+import { buildGateway, startGateway, type GatewayOptions } from './gateway.js';
 import { describeMachine, printMachine } from './machine.js';
 import { passes, type Check, type Section } from './measure.js';
 import { runMemory } from './memory.js';
@@ -100,10 +100,11 @@ async function main(): Promise<number> {
   const minimalBackendSections = ['floor', 'limits', 'memory', 'stream'] as const;
   if (!failures.includes('build') && minimalBackendSections.some((name) => only.has(name))) {
     // Gateways with one storage worker in front of the minimal backend: one for `floor` and
-    // `stream`, and a fresh one for `memory`, whose idle reading must not depend on what ran before
-    // (a gateway's RSS keeps the high-water mark of the loads it has served).
-    const startOneWorker = (backendUrl: string) =>
-      startGateway({ backend: { url: backendUrl, ...MINIMAL_BACKEND_KEYS }, workers: 1, database });
+    // `stream`, two instances of one deployment for `limits`, and a fresh one for `memory`, whose
+    // idle reading must not depend on what ran before (a gateway's RSS keeps the high-water mark of
+    // the loads it has served).
+    const startOneWorker = (backendUrl: string, more: Partial<GatewayOptions> = {}) =>
+      startGateway({ backend: { url: backendUrl, ...MINIMAL_BACKEND_KEYS }, workers: 1, database, ...more });
     const stack = await attempt('minimal backend set-up', async () => {
       const backend = await startBackend();
       const floor = only.has('floor') ? await startFloor(backend.url) : null;
@@ -112,25 +113,12 @@ async function main(): Promise<number> {
     });
     if (stack !== null) {
       const { backend, floor, passThrough } = stack;
-      if (floor !== null || only.has('stream') || only.has('limits')) {
+      if (floor !== null || only.has('stream')) {
         const gateway = await attempt('gateway start', () => startOneWorker(backend.url));
         if (gateway !== null) {
           if (floor !== null && passThrough !== null)
             await attempt('floor', async () =>
               emit(await runFloor(settings, backend, { floor, passThrough }, gateway)),
-            );
-          if (only.has('limits'))
-            await attempt('limits', async () =>
-              emit(
-                await runLimits(settings, gateway, () =>
-                  startGateway({
-                    backend: { url: backend.url, ...MINIMAL_BACKEND_KEYS },
-                    workers: 1,
-                    database,
-                    twinOf: gateway,
-                  }),
-                ),
-              ),
             );
           if (only.has('stream'))
             await attempt('stream', async () => emit(await runStreaming(settings, backend, gateway)));
@@ -139,6 +127,10 @@ async function main(): Promise<number> {
       }
       await floor?.stop();
       await passThrough?.stop();
+      if (only.has('limits'))
+        await attempt('limits', async () =>
+          emit(await runLimits(settings, (more) => startOneWorker(backend.url, more))),
+        );
       if (only.has('memory')) {
         await attempt('memory', async () => {
           const gateway = await startOneWorker(backend.url);
