@@ -16,6 +16,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 
 import { S3Error, type S3ErrorKey } from '../protocol/errors.js';
+import { releaseTail, type PayloadCheck } from './payload-verifier.js';
 
 export interface AwsChunkedDecoderOptions {
   /** x-amz-decoded-content-length: the decoded body must be exactly this long. */
@@ -26,6 +27,12 @@ export interface AwsChunkedDecoderOptions {
   readonly maxLineBytes?: number;
   /** Most trailer lines accepted. */
   readonly maxTrailers?: number;
+  /**
+   * Checks the decoded body: when given, the decoder holds back the latest decoded bytes until the
+   * framing has been read to its end and the check passed, so a body that fails either never
+   * reaches whoever reads the decoder whole (payload-verifier.ts does the same for a plain body).
+   */
+  readonly check?: PayloadCheck;
 }
 
 type DecoderState = 'size-line' | 'data' | 'data-crlf' | 'trailer-line' | 'done' | 'failed';
@@ -53,6 +60,8 @@ export class AwsChunkedDecoder extends Transform {
   /** Bytes of the CRLF after chunk data seen so far (0 or 1). */
   private crlfSeen = 0;
   private decoded = 0;
+  /** Decoded bytes held back until the body is checked (with a check only). */
+  private held: Buffer | undefined;
   private readonly parsedTrailers = new Map<string, string>();
   private readonly options: AwsChunkedDecoderOptions;
   private readonly maxLineBytes: number;
@@ -85,7 +94,11 @@ export class AwsChunkedDecoder extends Transform {
 
   override _flush(callback: TransformCallback): void {
     const error = this.finish();
-    callback(error === undefined ? undefined : new S3Error(error));
+    const tail = this.held;
+    this.held = undefined;
+    if (error !== undefined) callback(new S3Error(error));
+    else if (this.options.check === undefined) callback();
+    else releaseTail(this, this.options.check, tail, callback);
   }
 
   private consume(chunk: Buffer): S3ErrorKey | undefined {
@@ -106,7 +119,8 @@ export class AwsChunkedDecoder extends Transform {
         }
         case 'data': {
           const take = Math.min(this.remaining, chunk.length - offset);
-          this.push(chunk.subarray(offset, offset + take));
+          const error = this.passOn(chunk.subarray(offset, offset + take));
+          if (error !== undefined) return error;
           offset += take;
           this.remaining -= take;
           this.decoded += take;
@@ -131,6 +145,20 @@ export class AwsChunkedDecoder extends Transform {
           return 'InvalidChunkedEncoding';
       }
     }
+    return undefined;
+  }
+
+  /** Passes decoded bytes on; with a check, the latest are held back and the ones before go. */
+  private passOn(data: Buffer): S3ErrorKey | undefined {
+    const check = this.options.check;
+    if (check === undefined) {
+      this.push(data);
+      return undefined;
+    }
+    const error = check.update(data);
+    if (error !== undefined) return error;
+    if (this.held !== undefined) this.push(this.held);
+    this.held = data;
     return undefined;
   }
 

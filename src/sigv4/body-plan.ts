@@ -34,7 +34,12 @@ import {
   isWellFormedDigest,
   type ChecksumAlgorithm,
 } from './checksums.js';
-import { PayloadVerifier, type ExpectedChecksum, type VerifiedChecksum } from './payload-verifier.js';
+import {
+  PayloadCheck,
+  PayloadVerifier,
+  type ExpectedChecksum,
+  type VerifiedChecksum,
+} from './payload-verifier.js';
 
 export interface ForwardHeaderChanges {
   /** Headers to drop from the upstream request. */
@@ -199,13 +204,13 @@ export function planBody(headers: HeaderMap, payloadHash: string = UNSIGNED_PAYL
     ...(contentMd5 === undefined ? {} : { contentMd5 }),
     ...(decodedLength === undefined ? {} : { decodedLength }),
     forwardHeaders: awsChunked ? chunkedForwardHeaders(encodings) : NO_CHANGES,
-    // A bare decoder is verified too: the verifier holds the tail until the framing has been read
+    // A bare decoder is verified too: it holds the tail back until the framing has been read
     // to its end, so a body cut off before its last chunk is never committed.
     verified: awsChunked || signedSha256 !== undefined || checksum !== undefined || contentMd5 !== undefined,
   };
 }
 
-/** The streams of one body being read: decoder and verifier, in order. */
+/** The stream of one body being read: the decoder or the verifier. */
 export interface BodyVerification {
   /** Pipe the client body through these, in order; empty when the plan verifies nothing. */
   readonly transforms: readonly Transform[];
@@ -213,37 +218,42 @@ export interface BodyVerification {
   readonly verifiedChecksum: VerifiedChecksum | undefined;
 }
 
-/** Builds the decoder and verifier a plan asks for, for one body. */
+/**
+ * Builds the stream a plan asks for, for one body: the aws-chunked decoder, checking what it
+ * decodes, or the verifier of a plain body. One stream, not a decoder piped into a verifier: a
+ * second stream cost a chunked upload about 5% of the gateway's CPU (BENCHMARKS.md, change 15).
+ */
 export function openBody(plan: BodyPlan): BodyVerification {
   if (!plan.verified) return { transforms: [], verifiedChecksum: undefined };
-  const transforms: Transform[] = [];
-  let decoder: AwsChunkedDecoder | undefined;
-  if (plan.chunked !== undefined) {
-    decoder = new AwsChunkedDecoder({
-      decodedContentLength: plan.decodedLength,
-      expectedTrailers: plan.chunked.expectedTrailers,
-    });
-    transforms.push(decoder);
-  }
+  let trailers: ReadonlyMap<string, string> | undefined;
   let checksum: ExpectedChecksum | undefined;
   if (plan.checksum?.source === 'header') {
     checksum = { algorithm: plan.checksum.algorithm, expected: plan.checksum.value };
-  } else if (plan.checksum?.source === 'trailer' && decoder !== undefined) {
-    const trailers = decoder.trailers;
+  } else if (plan.checksum?.source === 'trailer' && plan.chunked !== undefined) {
     const trailerName = plan.checksum.trailerName;
-    checksum = { algorithm: plan.checksum.algorithm, expected: () => trailers.get(trailerName) };
+    checksum = { algorithm: plan.checksum.algorithm, expected: () => trailers?.get(trailerName) };
   }
-  const verifier = new PayloadVerifier({
+  const check = new PayloadCheck({
     ...(plan.sha256Hex === undefined ? {} : { sha256Hex: plan.sha256Hex }),
     ...(checksum === undefined ? {} : { checksum }),
     ...(plan.contentMd5 === undefined ? {} : { contentMd5: plan.contentMd5 }),
     ...(plan.decodedLength === undefined ? {} : { expectedLength: plan.decodedLength }),
   });
-  transforms.push(verifier);
+  let stream: Transform;
+  if (plan.chunked === undefined) stream = new PayloadVerifier(check);
+  else {
+    const decoder = new AwsChunkedDecoder({
+      decodedContentLength: plan.decodedLength,
+      expectedTrailers: plan.chunked.expectedTrailers,
+      check,
+    });
+    trailers = decoder.trailers;
+    stream = decoder;
+  }
   return {
-    transforms,
+    transforms: [stream],
     get verifiedChecksum() {
-      return verifier.verifiedChecksum;
+      return check.verifiedChecksum;
     },
   };
 }

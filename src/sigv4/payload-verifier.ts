@@ -38,89 +38,132 @@ export interface VerifiedChecksum {
   readonly base64: string;
 }
 
-export class PayloadVerifier extends Transform {
-  private held: Buffer | undefined;
-  private received = 0;
-  private readonly sha256: StreamingDigest | undefined;
-  private readonly checksumDigest: StreamingDigest | undefined;
-  private readonly md5: StreamingDigest | undefined;
-  private verified: VerifiedChecksum | undefined;
+/**
+ * The length and digests of one body, taken as its bytes go by and checked once it has been read
+ * to its end. Not a stream: the verifier below and the aws-chunked decoder (which checks what it
+ * decodes, so a chunked body crosses one stream rather than two) each feed one.
+ */
+export class PayloadCheck {
+  #received = 0;
+  readonly #options: PayloadVerifierOptions;
+  readonly #sha256: StreamingDigest | undefined;
+  readonly #checksum: StreamingDigest | undefined;
+  readonly #md5: StreamingDigest | undefined;
+  #verified: VerifiedChecksum | undefined;
 
-  constructor(private readonly options: PayloadVerifierOptions) {
-    super();
-    this.sha256 = options.sha256Hex === undefined ? undefined : createDigest('SHA256');
-    this.checksumDigest =
-      options.checksum === undefined ? undefined : createDigest(options.checksum.algorithm);
-    this.md5 = options.contentMd5 === undefined ? undefined : createDigest('MD5');
+  constructor(options: PayloadVerifierOptions) {
+    this.#options = options;
+    this.#sha256 = options.sha256Hex === undefined ? undefined : createDigest('SHA256');
+    this.#checksum = options.checksum === undefined ? undefined : createDigest(options.checksum.algorithm);
+    this.#md5 = options.contentMd5 === undefined ? undefined : createDigest('MD5');
   }
 
-  /** Bytes received so far (forwarded or held). */
+  /** Bytes received so far. */
   get receivedLength(): number {
-    return this.received;
+    return this.#received;
   }
 
   /** The checksum that matched, once the body has been verified (for the response's x-amz-checksum-*). */
   get verifiedChecksum(): VerifiedChecksum | undefined {
-    return this.verified;
+    return this.#verified;
+  }
+
+  /** Takes the next bytes of the body; the refusal when the body is now longer than declared. */
+  update(chunk: Buffer): S3ErrorKey | undefined {
+    this.#received += chunk.length;
+    const expectedLength = this.#options.expectedLength;
+    // More bytes than declared: the body does not match its length; refuse it whole.
+    if (expectedLength !== undefined && this.#received > expectedLength) return 'IncompleteBody';
+    this.#sha256?.update(chunk);
+    this.#checksum?.update(chunk);
+    this.#md5?.update(chunk);
+    return undefined;
+  }
+
+  /** Once the body has ended: the refusal it earns, if any. */
+  async verify(): Promise<S3ErrorKey | undefined> {
+    const { expectedLength, sha256Hex, checksum, contentMd5 } = this.#options;
+    if (expectedLength !== undefined && this.#received !== expectedLength) return 'IncompleteBody';
+
+    if (sha256Hex !== undefined && this.#sha256 !== undefined) {
+      const actual = Buffer.from(await this.#sha256.digestBase64(), 'base64').toString('hex');
+      if (actual !== sha256Hex.toLowerCase()) return 'XAmzContentSHA256Mismatch';
+    }
+
+    if (checksum !== undefined && this.#checksum !== undefined) {
+      const expected = typeof checksum.expected === 'string' ? checksum.expected : checksum.expected();
+      if (expected === undefined) return 'MissingTrailer';
+      if (!isWellFormedDigest(checksum.algorithm, expected)) return 'InvalidDigest';
+      const actual = await this.#checksum.digestBase64();
+      if (actual !== expected) return 'BadDigest';
+      this.#verified = { algorithm: checksum.algorithm, base64: actual };
+    }
+
+    if (contentMd5 !== undefined && this.#md5 !== undefined) {
+      if ((await this.#md5.digestBase64()) !== contentMd5) return 'BadDigest';
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Ends a stream whose last bytes (`tail`) were held back: they go once `check` passed, else the
+ * stream fails with the check's refusal and they never leave.
+ */
+export function releaseTail(
+  stream: Transform,
+  check: PayloadCheck,
+  tail: Buffer | undefined,
+  callback: TransformCallback,
+): void {
+  check.verify().then(
+    (error) => {
+      if (error !== undefined) {
+        callback(new S3Error(error));
+        return;
+      }
+      if (tail !== undefined) stream.push(tail);
+      callback();
+    },
+    (cause: unknown) => callback(cause instanceof Error ? cause : new S3Error('InternalError')),
+  );
+}
+
+export class PayloadVerifier extends Transform {
+  #held: Buffer | undefined;
+  readonly #check: PayloadCheck;
+
+  /** What to verify, or a check of them to feed. */
+  constructor(options: PayloadVerifierOptions | PayloadCheck) {
+    super();
+    this.#check = options instanceof PayloadCheck ? options : new PayloadCheck(options);
+  }
+
+  /** Bytes received so far (forwarded or held). */
+  get receivedLength(): number {
+    return this.#check.receivedLength;
+  }
+
+  /** The checksum that matched, once the body has been verified (for the response's x-amz-checksum-*). */
+  get verifiedChecksum(): VerifiedChecksum | undefined {
+    return this.#check.verifiedChecksum;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.received += chunk.length;
-    const expectedLength = this.options.expectedLength;
-    if (expectedLength !== undefined && this.received > expectedLength) {
-      // More bytes than declared: the body does not match its length; refuse it whole.
-      this.held = undefined;
-      callback(new S3Error('IncompleteBody'));
+    const error = this.#check.update(chunk);
+    if (error !== undefined) {
+      this.#held = undefined;
+      callback(new S3Error(error));
       return;
     }
-    this.sha256?.update(chunk);
-    this.checksumDigest?.update(chunk);
-    this.md5?.update(chunk);
-    if (this.held !== undefined) this.push(this.held);
-    this.held = chunk;
+    if (this.#held !== undefined) this.push(this.#held);
+    this.#held = chunk;
     callback();
   }
 
   override _flush(callback: TransformCallback): void {
-    this.verify().then(
-      (error) => {
-        const held = this.held;
-        this.held = undefined;
-        if (error !== undefined) {
-          callback(new S3Error(error));
-          return;
-        }
-        if (held !== undefined) this.push(held);
-        callback();
-      },
-      (cause: unknown) => {
-        this.held = undefined;
-        callback(cause instanceof Error ? cause : new S3Error('InternalError'));
-      },
-    );
-  }
-
-  private async verify(): Promise<S3ErrorKey | undefined> {
-    const { expectedLength, sha256Hex, checksum, contentMd5 } = this.options;
-    if (expectedLength !== undefined && this.received !== expectedLength) return 'IncompleteBody';
-
-    if (sha256Hex !== undefined && this.sha256 !== undefined) {
-      const actual = Buffer.from(await this.sha256.digestBase64(), 'base64').toString('hex');
-      if (actual !== sha256Hex.toLowerCase()) return 'XAmzContentSHA256Mismatch';
-    }
-
-    if (checksum !== undefined && this.checksumDigest !== undefined) {
-      const expected = typeof checksum.expected === 'string' ? checksum.expected : checksum.expected();
-      if (expected === undefined) return 'MissingTrailer';
-      if (!isWellFormedDigest(checksum.algorithm, expected)) return 'InvalidDigest';
-      const actual = await this.checksumDigest.digestBase64();
-      if (actual !== expected) return 'BadDigest';
-      this.verified = { algorithm: checksum.algorithm, base64: actual };
-    }
-
-    if (contentMd5 !== undefined && this.md5 !== undefined) {
-      if ((await this.md5.digestBase64()) !== contentMd5) return 'BadDigest';
-    }
-    return undefined;
+    const tail = this.#held;
+    this.#held = undefined;
+    releaseTail(this, this.#check, tail, callback);
   }
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { AwsChunkedDecoder, type AwsChunkedDecoderOptions } from '../../../src/sigv4/aws-chunked.js';
+import { digestOf } from '../../../src/sigv4/checksums.js';
+import { PayloadCheck } from '../../../src/sigv4/payload-verifier.js';
 import { awsChunkedBody } from '../../support/aws-chunked.js';
 import { bytewise, randomSplits, runThrough, testData } from './helpers.js';
 
@@ -216,5 +218,55 @@ describe('AwsChunkedDecoder: refusals', () => {
       expectedTrailers: ['x-amz-checksum-crc32'],
     });
     expect(other.errorKey).toBe('MissingTrailer');
+  });
+});
+
+describe('AwsChunkedDecoder: checking what it decodes', () => {
+  const data = DATA.subarray(0, 20_000);
+  const crcOf = (bytes: Buffer) => digestOf('CRC32', bytes);
+  const checked = (trailers: () => ReadonlyMap<string, string>) =>
+    new PayloadCheck({
+      expectedLength: data.length,
+      checksum: { algorithm: 'CRC32', expected: () => trailers().get('x-amz-checksum-crc32') },
+    });
+
+  /** A decoder checking the CRC32 its own trailer declares, as openBody builds it. */
+  function decoderWithCheck(): { decoder: AwsChunkedDecoder; check: PayloadCheck } {
+    // The check reads the trailers once the decoder has read them to its end.
+    const check = checked(() => decoder.trailers);
+    const decoder = new AwsChunkedDecoder({
+      decodedContentLength: data.length,
+      expectedTrailers: ['x-amz-checksum-crc32'],
+      check,
+    });
+    return { decoder, check };
+  }
+
+  it('delivers the whole body once the trailer matches, and tells the checksum', async () => {
+    const body = awsChunkedBody(data, 8192, [['x-amz-checksum-crc32', await crcOf(data)]]);
+    const { decoder, check } = decoderWithCheck();
+    const { output, errorKey } = await runThrough([decoder], randomSplits(body, 3, 5000));
+    expect(errorKey).toBeUndefined();
+    expect(output.equals(data)).toBe(true);
+    expect(check.verifiedChecksum).toEqual({ algorithm: 'CRC32', base64: await crcOf(data) });
+  });
+
+  it('never delivers the last chunk of a body whose trailer does not match (BadDigest)', async () => {
+    const body = awsChunkedBody(data, 8192, [['x-amz-checksum-crc32', await crcOf(Buffer.from('other'))]]);
+    const { decoder, check } = decoderWithCheck();
+    const { output, errorKey } = await runThrough([decoder], [body]);
+    expect(errorKey).toBe('BadDigest');
+    expect(output.length).toBeLessThan(data.length);
+    expect(data.subarray(0, output.length).equals(output)).toBe(true);
+    expect(check.verifiedChecksum).toBeUndefined();
+  });
+
+  it('holds the last decoded bytes back while the framing is unfinished', async () => {
+    const body = awsChunkedBody(data, 8192, [['x-amz-checksum-crc32', await crcOf(data)]]);
+    const { decoder } = decoderWithCheck();
+    // Everything but the trailer section: every chunk decoded, the framing not over.
+    const { output, errorKey } = await runThrough([decoder], [body.subarray(0, body.indexOf('0\r\nx-amz'))]);
+    expect(errorKey).toBe('IncompleteBody');
+    expect(output.length).toBe(8192 * 2);
   });
 });
