@@ -57,6 +57,11 @@ export interface GatewayOptions {
    * `database` is then not used, and the database stays with the instance that created it.
    */
   readonly twinOf?: Gateway;
+  /**
+   * The build to run (a folder `scripts/build.mjs` wrote, e.g. another commit's, for ab.ts); by
+   * default this checkout's, built once per benchmark run.
+   */
+  readonly build?: string;
 }
 
 /** What the instances of one deployment share: their database and secrets (production mode). */
@@ -155,7 +160,7 @@ async function answers200(url: string): Promise<boolean> {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  buildGateway();
+  if (options.build === undefined) buildGateway();
   const [s3Port, controlPort, metricsPort] = (await freePorts(3)) as [number, number, number];
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-bench-data-'));
   const removeDataDir = onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -198,7 +203,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
   // e.g. BENCH_GATEWAY_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the gateway.
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
-  const command = [process.execPath, ...nodeArgs, path.join(ROOT, BUILD_DIR, 'main.js')];
+  const command = [
+    process.execPath,
+    ...nodeArgs,
+    path.join(options.build ?? path.join(ROOT, BUILD_DIR), 'main.js'),
+  ];
   if (options.cpus !== undefined) command.unshift('taskset', '-c', options.cpus);
   // taskset execs node, so the child's pid is the gateway's main process either way.
   const child = spawn(command[0] as string, command.slice(1), {
