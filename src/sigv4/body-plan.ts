@@ -220,8 +220,8 @@ export interface BodyVerification {
 
 /**
  * Builds the stream a plan asks for, for one body: the aws-chunked decoder, checking what it
- * decodes, or the verifier of a plain body. One stream, not a decoder piped into a verifier: a
- * second stream cost a chunked upload about 5% of the gateway's CPU (BENCHMARKS.md, change 15).
+ * decodes, or the verifier of a plain body. One stream, not a decoder piped into a verifier:
+ * each stream a body crosses costs the gateway CPU per upload (BENCHMARKS.md, change 15).
  */
 export function openBody(plan: BodyPlan): BodyVerification {
   if (!plan.verified) return { transforms: [], verifiedChecksum: undefined };
