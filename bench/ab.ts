@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startBackend } from './children.js';
+import { MINIMAL_BACKEND_KEYS, startBackend } from './children.js';
 import { cleanUpAll, cleanUpOnInterruptOrCrash, onCleanup } from './cleanup.js';
 import { findDatabaseServer } from './database.js';
 import { startGateway, type Gateway } from './gateway.js';
@@ -34,11 +34,6 @@ const GATEWAYS_CPU = '1';
 const CONNECTIONS = 32;
 const RUN_SECONDS = 2;
 const WARMUP_SECONDS = 1;
-const MINIMAL_BACKEND_KEYS = {
-  accessKeyId: 'BENCHBACKENDKEY',
-  secretAccessKey: 'bench-backend-secret',
-  region: 'us-east-1',
-};
 
 interface Arguments {
   readonly before: string;

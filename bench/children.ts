@@ -102,6 +102,13 @@ export interface BackendProcess {
   stop(): Promise<void>;
 }
 
+/** What a gateway in front of the minimal backend is told it is (the backend ignores credentials). */
+export const MINIMAL_BACKEND_KEYS = {
+  accessKeyId: 'BENCHBACKENDKEY',
+  secretAccessKey: 'bench-backend-secret',
+  region: 'us-east-1',
+};
+
 /** How fast the backend reads `slow-` uploads (and the benchmark reads slow downloads). */
 export const SLOW_PEER_MIB_PER_SECOND = 64;
 

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
-import { startBackend, startFloor, startPassThrough } from './children.js';
+import { MINIMAL_BACKEND_KEYS, startBackend, startFloor, startPassThrough } from './children.js';
 import { cleanUpAll, cleanUpOnInterruptOrCrash } from './cleanup.js';
 import { findDatabaseServer } from './database.js';
 import { runFloor } from './floor.js';
@@ -25,12 +25,6 @@ import { runStreaming } from './streaming.js';
 
 const BENCHMARKS = ['sigv4', 'floor', 'limits', 'memory', 'stream', 'rgw'] as const;
 type Benchmark = (typeof BENCHMARKS)[number];
-/** What the minimal backend is told it is (it ignores credentials). */
-const MINIMAL_BACKEND_KEYS = {
-  accessKeyId: 'BENCHBACKENDKEY',
-  secretAccessKey: 'bench-backend-secret',
-  region: 'us-east-1',
-};
 
 function parseArguments(argv: readonly string[]): {
   quick: boolean;
