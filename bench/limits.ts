@@ -183,7 +183,7 @@ function rpsOf(runs: readonly LoadMeasurement[]): number {
  * The core both instances run on. Two instances left to the scheduler were charged per request
  * from 0.73 to 1.58 times each other in the same seconds (2026-11-27): the host takes time from
  * one vCPU more than from the other, and whichever instance runs there pays it. On one core they
- * pay alike (0.96-1.07 times each other); wrk and the backend run on the other.
+ * pay nearly alike (0.84-1.07 times each other in trials); wrk and the backend run on the other.
  */
 const INSTANCES_CPU = '1';
 
