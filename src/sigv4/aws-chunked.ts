@@ -16,7 +16,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 
 import { S3Error, type S3ErrorKey } from '../protocol/errors.js';
-import { releaseTail, type PayloadCheck } from './payload-verifier.js';
+import type { PayloadCheck } from './payload-verifier.js';
 
 export interface AwsChunkedDecoderOptions {
   /** x-amz-decoded-content-length: the decoded body must be exactly this long. */
@@ -60,8 +60,6 @@ export class AwsChunkedDecoder extends Transform {
   /** Bytes of the CRLF after chunk data seen so far (0 or 1). */
   private crlfSeen = 0;
   private decoded = 0;
-  /** Decoded bytes held back until the body is checked (with a check only). */
-  private held: Buffer | undefined;
   private readonly parsedTrailers = new Map<string, string>();
   private readonly options: AwsChunkedDecoderOptions;
   private readonly maxLineBytes: number;
@@ -94,11 +92,9 @@ export class AwsChunkedDecoder extends Transform {
 
   override _flush(callback: TransformCallback): void {
     const error = this.finish();
-    const tail = this.held;
-    this.held = undefined;
     if (error !== undefined) callback(new S3Error(error));
     else if (this.options.check === undefined) callback();
-    else releaseTail(this, this.options.check, tail, callback);
+    else this.options.check.release(this, callback);
   }
 
   private consume(chunk: Buffer): S3ErrorKey | undefined {
@@ -148,17 +144,10 @@ export class AwsChunkedDecoder extends Transform {
     return undefined;
   }
 
-  /** Passes decoded bytes on; with a check, the latest are held back and the ones before go. */
+  /** Passes decoded bytes on; with a check, through it (the latest are held back). */
   private passOn(data: Buffer): S3ErrorKey | undefined {
-    const check = this.options.check;
-    if (check === undefined) {
-      this.push(data);
-      return undefined;
-    }
-    const error = check.update(data);
-    if (error !== undefined) return error;
-    if (this.held !== undefined) this.push(this.held);
-    this.held = data;
+    if (this.options.check !== undefined) return this.options.check.take(this, data);
+    this.push(data);
     return undefined;
   }
 

@@ -40,11 +40,13 @@ export interface VerifiedChecksum {
 
 /**
  * The length and digests of one body, taken as its bytes go by and checked once it has been read
- * to its end. Not a stream: the verifier below and the aws-chunked decoder (which checks what it
- * decodes, so a chunked body crosses one stream rather than two) each feed one.
+ * to its end, and the latest bytes held back until then. Not a stream: the verifier below and the
+ * aws-chunked decoder (which checks what it decodes, so a chunked body crosses one stream rather
+ * than two) each feed one what they pass on.
  */
 export class PayloadCheck {
   #received = 0;
+  #held: Buffer | undefined;
   readonly #options: PayloadVerifierOptions;
   readonly #sha256: StreamingDigest | undefined;
   readonly #checksum: StreamingDigest | undefined;
@@ -68,20 +70,48 @@ export class PayloadCheck {
     return this.#verified;
   }
 
-  /** Takes the next bytes of the body; the refusal when the body is now longer than declared. */
-  update(chunk: Buffer): S3ErrorKey | undefined {
+  /**
+   * Takes the next bytes `stream` passes on: the bytes held back before them go out through it, and
+   * these are held in turn. The refusal when the body is now longer than declared (nothing goes).
+   */
+  take(stream: Transform, chunk: Buffer): S3ErrorKey | undefined {
     this.#received += chunk.length;
     const expectedLength = this.#options.expectedLength;
     // More bytes than declared: the body does not match its length; refuse it whole.
-    if (expectedLength !== undefined && this.#received > expectedLength) return 'IncompleteBody';
+    if (expectedLength !== undefined && this.#received > expectedLength) {
+      this.#held = undefined;
+      return 'IncompleteBody';
+    }
     this.#sha256?.update(chunk);
     this.#checksum?.update(chunk);
     this.#md5?.update(chunk);
+    if (this.#held !== undefined) stream.push(this.#held);
+    this.#held = chunk;
     return undefined;
   }
 
+  /**
+   * Ends `stream` once its input has: the bytes held back go out through it when the body passed,
+   * else the stream fails with the refusal and they never leave.
+   */
+  release(stream: Transform, callback: TransformCallback): void {
+    const tail = this.#held;
+    this.#held = undefined;
+    this.#verify().then(
+      (error) => {
+        if (error !== undefined) {
+          callback(new S3Error(error));
+          return;
+        }
+        if (tail !== undefined) stream.push(tail);
+        callback();
+      },
+      (cause: unknown) => callback(cause instanceof Error ? cause : new S3Error('InternalError')),
+    );
+  }
+
   /** Once the body has ended: the refusal it earns, if any. */
-  async verify(): Promise<S3ErrorKey | undefined> {
+  async #verify(): Promise<S3ErrorKey | undefined> {
     const { expectedLength, sha256Hex, checksum, contentMd5 } = this.#options;
     if (expectedLength !== undefined && this.#received !== expectedLength) return 'IncompleteBody';
 
@@ -106,31 +136,7 @@ export class PayloadCheck {
   }
 }
 
-/**
- * Ends a stream whose last bytes (`tail`) were held back: they go once `check` passed, else the
- * stream fails with the check's refusal and they never leave.
- */
-export function releaseTail(
-  stream: Transform,
-  check: PayloadCheck,
-  tail: Buffer | undefined,
-  callback: TransformCallback,
-): void {
-  check.verify().then(
-    (error) => {
-      if (error !== undefined) {
-        callback(new S3Error(error));
-        return;
-      }
-      if (tail !== undefined) stream.push(tail);
-      callback();
-    },
-    (cause: unknown) => callback(cause instanceof Error ? cause : new S3Error('InternalError')),
-  );
-}
-
 export class PayloadVerifier extends Transform {
-  #held: Buffer | undefined;
   readonly #check: PayloadCheck;
 
   /** What to verify, or a check of them to feed. */
@@ -150,20 +156,11 @@ export class PayloadVerifier extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    const error = this.#check.update(chunk);
-    if (error !== undefined) {
-      this.#held = undefined;
-      callback(new S3Error(error));
-      return;
-    }
-    if (this.#held !== undefined) this.push(this.#held);
-    this.#held = chunk;
-    callback();
+    const error = this.#check.take(this, chunk);
+    callback(error === undefined ? undefined : new S3Error(error));
   }
 
   override _flush(callback: TransformCallback): void {
-    const tail = this.#held;
-    this.#held = undefined;
-    releaseTail(this, this.#check, tail, callback);
+    this.#check.release(this, callback);
   }
 }
