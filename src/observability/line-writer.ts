@@ -5,17 +5,21 @@
  * per thread-pool round trip, which under load falls behind by itself.
  *
  * This writer collects lines and writes them with plain non-blocking write(2) calls of whole
- * lines, each at most PIPE_BUF (4096) bytes, so the lines of several processes never interleave:
- * at the end of the event-loop turn in which a whole such write has gathered, else at most
- * LINGER_MS after the first line waiting. A write costs the writer about as much as serving a
- * small request and wakes the reader; writing every turn's one or two lines on their own cost a
- * storage worker ~10 µs per request. A pipe that is full (EAGAIN) is tried again a little later,
- * and while it stays full at most `maxBufferedBytes` wait before lines are dropped and counted.
+ * lines, each at most PIPE_BUF (4096) bytes, so the lines of several processes never interleave.
+ * It writes in bursts: everything waiting, in such writes back to back, at the end of the
+ * event-loop turn in which BURST_BYTES have gathered, else LINGER_MS after the first line waiting.
+ * The first write of a burst wakes the reader, which costs the writer far more than the copy (on
+ * the reference VM, writing each 4 KiB as soon as it had gathered cost a storage worker 8% of its
+ * CPU per presigned GET, bursts 2-3%: BENCHMARKS.md); the writes after it find the reader awake.
+ * A pipe that is full (EAGAIN) is tried again a little later, and while it stays full at most
+ * `maxBufferedBytes` wait before lines are dropped and counted.
  */
 import fs from 'node:fs';
 
 /** Writes of up to this many bytes to a pipe are atomic (POSIX PIPE_BUF on Linux). */
 const ATOMIC_WRITE_BYTES = 4096;
+/** What gathers before a burst is written without waiting for LINGER_MS. */
+const BURST_BYTES = 16 * ATOMIC_WRITE_BYTES;
 const RETRY_AFTER_MS = 10;
 /** How long a line waits for others to share its write. */
 const LINGER_MS = 10;
@@ -61,13 +65,12 @@ export class LineWriter {
     this.#pendingBytes += bytes.length;
     // While a retry waits for a full pipe, it writes what has gathered by then.
     if (this.#scheduled || this.#retry !== null) return true;
-    if (this.#pendingBytes >= ATOMIC_WRITE_BYTES) {
+    if (this.#pendingBytes >= BURST_BYTES) {
       this.#scheduled = true;
       setImmediate(() => {
         this.#scheduled = false;
-        // Whole writes go now; a shorter rest waits for lines to share its write.
-        this.#drain(true);
-        this.#lingerWhileWaiting();
+        this.#stopLingering();
+        this.#drain();
       });
     } else {
       this.#lingerWhileWaiting();
@@ -112,12 +115,9 @@ export class LineWriter {
     done?.();
   }
 
-  /**
-   * Writes until nothing waits, or with `whole` until less than a whole write does (true), or
-   * until the pipe is full (false, a retry scheduled).
-   */
-  #drain(whole = false): boolean {
-    while (this.#pending.length > 0 && (!whole || this.#pendingBytes >= ATOMIC_WRITE_BYTES)) {
+  /** Writes until nothing waits (true), or until the pipe is full (false, a retry scheduled). */
+  #drain(): boolean {
+    while (this.#pending.length > 0) {
       const chunk = this.#nextChunk();
       let written: number;
       try {

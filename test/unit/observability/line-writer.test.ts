@@ -43,19 +43,29 @@ describe('LineWriter', () => {
     expect(writes).toHaveBeenCalledTimes(1);
   });
 
-  it('writes as soon as a whole atomic write has gathered, the rest waiting to share its write', async () => {
+  it('writes a burst once 64 KiB have gathered: whole lines, in atomic writes back to back', async () => {
     const writes = vi.spyOn(fs, 'writeSync');
     const writer = new LineWriter({ fd, maxBufferedBytes: 1 << 20 });
-    const line = (n: number) => `{"n":${n},"pad":"${'x'.repeat(980)}"}\n`;
-    for (let n = 0; n < 5; n += 1) writer.write(line(n));
+    const line = (n: number) => `{"n":${n},"pad":"${'x'.repeat(1006)}"}\n`;
+    // 1,024 bytes each (n of two digits): 63 lines wait for the linger, the 64th makes a burst.
+    for (let n = 10; n < 73; n += 1) writer.write(line(n));
     await nextTurn();
-    // 4,990 bytes waiting: the four lines that fit in 4,096 bytes go at once, in one write.
-    expect(written().map((text) => (JSON.parse(text) as { n: number }).n)).toEqual([0, 1, 2, 3]);
-    writer.write(line(5));
+    expect(written()).toEqual([]);
+    writer.write(line(73));
     await nextTurn();
+    expect(written().map((text) => (JSON.parse(text) as { n: number }).n)).toEqual(
+      Array.from({ length: 64 }, (_, index) => index + 10),
+    );
+    // Four lines per write of at most PIPE_BUF (4,096) bytes.
+    expect(writes).toHaveBeenCalledTimes(16);
+    for (const [, chunk] of writes.mock.calls) {
+      const bytes = chunk as Buffer;
+      expect(bytes.length).toBeLessThanOrEqual(4096);
+      expect(bytes.at(-1)).toBe(10);
+    }
+    // Nothing is left for the linger to write.
     vi.advanceTimersByTime(10);
-    expect(written().map((text) => (JSON.parse(text) as { n: number }).n)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(writes).toHaveBeenCalledTimes(2);
+    expect(writes).toHaveBeenCalledTimes(16);
   });
 
   it('writes the lines still waiting when flushed (shutdown)', () => {
