@@ -13,7 +13,8 @@ import { StorageWorkers } from './cluster/supervisor.js';
 import type { GatewayContext } from './control/context.js';
 import { createControlApp } from './control/app.js';
 import { answerControlClientError, answerControlConnect } from './control/http/client-error.js';
-import { createAccessLogger, createLogger, type Logger } from './observability/logger.js';
+import { accessLogThrough, createAccessLog } from './observability/access-log.js';
+import { createLogger, type Logger } from './observability/logger.js';
 import { GatewayMetrics } from './observability/metrics.js';
 import { drainDelay, Lifecycle } from './server/lifecycle.js';
 import { closeServer, createServer, listen, urlOf } from './server/listen.js';
@@ -60,8 +61,9 @@ export async function startGateway(
   const metrics =
     options.metrics ?? new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
   const accessLog =
-    options.accessLog ??
-    createAccessLogger(config.logLevel, { onDrop: (lines) => metrics.accessLogDropped.inc(lines) });
+    options.accessLog === undefined
+      ? createAccessLog(config.logLevel, { onDrop: (lines) => metrics.accessLogDropped.inc(lines) })
+      : accessLogThrough(options.accessLog);
   const secrets = resolveSecrets(config);
   for (const file of secrets.generated)
     logger.warn({ file }, 'generated a development secret; set it in production');

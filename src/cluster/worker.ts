@@ -7,8 +7,8 @@
  * process.
  */
 import cluster from 'node:cluster';
+import { accessLogThrough, createAccessLog, type AccessLog } from '../observability/access-log.js';
 import {
-  createAccessLogger,
   createLogger,
   createReadableLogger,
   wantsReadableLogs,
@@ -46,8 +46,8 @@ export async function runStorageWorker(): Promise<void> {
     : createLogger(config.logLevel, undefined, { worker: slot });
   const metrics = new GatewayMetrics({ maxOrganisationLabels: config.metrics.maxOrganisationLabels });
   const accessLog = readable
-    ? logger
-    : createAccessLogger(config.logLevel, {
+    ? accessLogThrough(logger)
+    : createAccessLog(config.logLevel, {
         fields: { worker: slot },
         onDrop: (lines) => metrics.accessLogDropped.inc(lines),
       });
@@ -88,7 +88,7 @@ function serve(
   store: Store,
   metrics: GatewayMetrics,
   logger: Logger,
-  accessLog: Logger,
+  accessLog: AccessLog,
   defaultGraceMs: number,
 ): void {
   let stopping = false;

@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import { LineWriter } from './line-writer.js';
 import { readableMessage } from './readable-lines.js';
 
 export type { Logger };
@@ -44,6 +43,9 @@ export const REDACTED_PATHS = [
 /** Fields on every line besides the service name, e.g. `{ worker: 2 }` in a storage worker. */
 export type LogFields = Readonly<Record<string, string | number>>;
 
+/** The fields every line of the gateway starts with, besides the process's own (LogFields). */
+export const SERVICE_FIELDS = { service: 's3-gateway' };
+
 export function createLogger(
   level: string,
   destination?: NodeJS.WritableStream,
@@ -56,7 +58,7 @@ export function createLogger(
 function loggerOptions(level: string, fields: LogFields): LoggerOptions {
   return {
     level,
-    base: { ...BASE, ...fields },
+    base: { ...SERVICE_FIELDS, ...fields },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
@@ -94,36 +96,6 @@ export function createReadableLogger(
     messageFormat: (log) => readableMessage(log),
   });
   return pino(loggerOptions(level, options.fields ?? {}), stream);
-}
-
-const BASE = { service: 's3-gateway' };
-
-/** What the access log may hold in memory while stdout is not being read, before it drops lines. */
-export const ACCESS_LOG_MAX_BUFFER_BYTES = 16 * 1024 * 1024;
-
-/**
- * The storage endpoint's access log on stdout: one line per request, built by the gateway from
- * fields that hold no secret (the target's signature parameters are redacted before it is
- * logged), so it skips the redaction pass, which would cost more than the line itself. Written
- * without ever blocking the event loop (line-writer.ts); beyond
- * {@link ACCESS_LOG_MAX_BUFFER_BYTES} waiting for a reader that stopped reading (a stuck log
- * shipper), lines are dropped and counted by `onDrop`.
- */
-export function createAccessLogger(
-  level: string,
-  options: { fields?: LogFields; onDrop?: (lines: number) => void; fd?: number } = {},
-): Logger {
-  const destination = new LineWriter({
-    maxBufferedBytes: ACCESS_LOG_MAX_BUFFER_BYTES,
-    ...(options.fd === undefined ? {} : { fd: options.fd }),
-    ...(options.onDrop === undefined ? {} : { onDrop: options.onDrop }),
-  });
-  const loggerOptions: LoggerOptions = {
-    level,
-    base: { ...BASE, ...options.fields },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  };
-  return pino(loggerOptions, destination);
 }
 
 const SECRET_QUERY_PARAMETER = /([?&](?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&]*/gi;

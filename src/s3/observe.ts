@@ -5,7 +5,8 @@
  * is logged with presigned signatures and credentials redacted).
  */
 import { performance } from 'node:perf_hooks';
-import { redactRequestTarget, type Logger } from '../observability/logger.js';
+import type { AccessLog } from '../observability/access-log.js';
+import { redactRequestTarget } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { UsageRecorder } from '../store/usage.js';
 import type { Exchange } from './exchange.js';
@@ -15,7 +16,7 @@ const CLIENT_CLOSED = 499;
 
 export interface Observers {
   readonly metrics: GatewayMetrics;
-  readonly accessLog: Logger;
+  readonly accessLog: AccessLog;
   readonly usage: UsageRecorder;
 }
 
@@ -62,24 +63,21 @@ export function observe(exchange: Exchange, observers: Observers): void {
       }
     }
 
-    observers.accessLog.info(
-      {
-        requestId: exchange.id,
-        method: exchange.method,
-        target: redactRequestTarget(exchange.rawTarget),
-        operation,
-        status,
-        code: exchange.errorCode,
-        bucket: exchange.bucket,
-        accessKeyId: exchange.accessKeyId,
-        organisationId: organisation?.id ?? null,
-        bytesIn: exchange.bytesIn,
-        bytesOut: exchange.bytesOut,
-        durationMs: Math.round((finishedAt - exchange.startedAt) * 10) / 10,
-        userAgent: exchange.headers['user-agent'] ?? null,
-        remoteAddress: exchange.remoteAddress,
-      },
-      's3 request',
-    );
+    observers.accessLog.record({
+      requestId: exchange.id,
+      method: exchange.method,
+      target: redactRequestTarget(exchange.rawTarget),
+      operation,
+      status,
+      code: exchange.errorCode,
+      bucket: exchange.bucket,
+      accessKeyId: exchange.accessKeyId,
+      organisationId: organisation?.id ?? null,
+      bytesIn: exchange.bytesIn,
+      bytesOut: exchange.bytesOut,
+      durationMs: Math.round((finishedAt - exchange.startedAt) * 10) / 10,
+      userAgent: exchange.headers['user-agent'] ?? null,
+      remoteAddress: exchange.remoteAddress,
+    });
   });
 }

@@ -20,6 +20,7 @@ import { BackendConnection } from '../backend/connection.js';
 import type { ObjectStoreBackend } from '../backend/object-store.js';
 import { advertisedControlUrl } from '../config/addresses.js';
 import { storageWorkerCount, type GatewayConfig } from '../config/schema.js';
+import { accessLogThrough, type AccessLog } from '../observability/access-log.js';
 import type { Logger } from '../observability/logger.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { isS3Error, S3Error } from '../protocol/errors.js';
@@ -77,7 +78,7 @@ export interface StorageServices {
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
   /** Where the one line per request goes (the logger unless given). */
-  readonly accessLog?: Logger;
+  readonly accessLog?: AccessLog;
 }
 
 /** The storage endpoint's request listener; `close()` releases its backend connections once the server drained. */
@@ -142,7 +143,7 @@ export function createS3Listener(services: StorageServices): S3Listener {
     lastUsed: new LastUsedRecorder((ids, at) => store.credentials.touchLastUsed(ids, at), {
       onError: (error) => logger.warn({ err: error }, 'could not record credential last use'),
     }),
-    observers: { metrics, accessLog: services.accessLog ?? logger, usage: store.usage },
+    observers: { metrics, accessLog: services.accessLog ?? accessLogThrough(logger), usage: store.usage },
     guidance: { controlPlaneUrl: advertisedControlUrl(config) },
     instances,
     rates: new RequestRateLimiter(() => instances.live),

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ACCESS_LOG_MAX_BUFFER_BYTES } from '../../../src/observability/logger.js';
+import { ACCESS_LOG_MAX_BUFFER_BYTES } from '../../../src/observability/access-log.js';
 
 const WRITER = fileURLToPath(new URL('../../support/access-log-writer.ts', import.meta.url));
 
@@ -67,8 +67,9 @@ describe('access log', () => {
       .reduce((sum, report) => sum + report.dropped, 0);
     const perWriter = new Map<number, number[]>();
     for (const line of text.split('\n').filter((candidate) => candidate !== '')) {
-      const entry = JSON.parse(line) as { writer: number; n: number };
-      perWriter.set(entry.writer, [...(perWriter.get(entry.writer) ?? []), entry.n]);
+      const entry = JSON.parse(line) as { accessKeyId: string; requestId: string };
+      const writer = Number(entry.accessKeyId);
+      perWriter.set(writer, [...(perWriter.get(writer) ?? []), Number(entry.requestId)]);
     }
     expect(perWriter.size).toBe(2);
     let kept = 0;

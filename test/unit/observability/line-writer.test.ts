@@ -59,7 +59,7 @@ describe('LineWriter', () => {
     // Four lines per write of at most PIPE_BUF (4,096) bytes.
     expect(writes).toHaveBeenCalledTimes(16);
     for (const [, chunk] of writes.mock.calls) {
-      const bytes = chunk as Buffer;
+      const bytes = chunk as unknown as Buffer;
       expect(bytes.length).toBeLessThanOrEqual(4096);
       expect(bytes.at(-1)).toBe(10);
     }
