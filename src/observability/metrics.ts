@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { REFUSAL_REASONS, type RefusalReason } from '../protocol/errors.js';
 import { INVALIDATION_KINDS } from '../store/invalidation.js';
+import { RequestCounts, type CountedRequest } from './request-counts.js';
 
 export { REFUSAL_REASONS, type RefusalReason };
 
@@ -67,12 +68,15 @@ const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
+  /** What storage requests add to the counters below, gathered until they are collected. */
+  readonly #requestCounts = new RequestCounts();
 
   readonly s3Requests = new Counter({
     name: 'gateway_s3_requests_total',
     help: 'Storage requests answered, by S3 operation, HTTP status and S3 error code ("" on success).',
     labelNames: ['operation', 'status', 'code'] as const,
     registers: [this.registry],
+    collect: (): void => this.#requestCounts.addTo(this),
   });
   readonly s3TimeToFirstByte = new Histogram({
     name: 'gateway_s3_time_to_first_byte_seconds',
@@ -93,12 +97,14 @@ export class GatewayMetrics {
     help: 'Request body bytes received from storage clients.',
     labelNames: ['operation'] as const,
     registers: [this.registry],
+    collect: (): void => this.#requestCounts.addTo(this),
   });
   readonly s3BytesOut = new Counter({
     name: 'gateway_s3_bytes_out_total',
     help: 'Response body bytes sent to storage clients.',
     labelNames: ['operation'] as const,
     registers: [this.registry],
+    collect: (): void => this.#requestCounts.addTo(this),
   });
   readonly s3InFlight = new Gauge({
     name: 'gateway_s3_in_flight_requests',
@@ -143,6 +149,7 @@ export class GatewayMetrics {
       'share "_other"; a name starting with "_" is labelled with one more "_" in front).',
     labelNames: ['organisation'] as const,
     registers: [this.registry],
+    collect: (): void => this.#requestCounts.addTo(this),
   });
   readonly organisationBytes: ClosedCounter<{ organisation: string; direction: ByteDirection }> = new Counter(
     {
@@ -150,6 +157,7 @@ export class GatewayMetrics {
       help: 'Storage bytes per organisation and direction (bounded like gateway_organisation_requests_total).',
       labelNames: ['organisation', 'direction'] as const,
       registers: [this.registry],
+      collect: (): void => this.#requestCounts.addTo(this),
     },
   );
   readonly organisationLimited: ClosedCounter<{ organisation: string; limit: LimitKind }> = new Counter({
@@ -274,6 +282,14 @@ export class GatewayMetrics {
     onInvalidate: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'invalidation' }),
     onStale: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'stale' }),
   };
+
+  /**
+   * A storage request whose response is over: gateway_s3_requests_total, the byte counters and,
+   * with an organisation label, the organisation's requests and bytes.
+   */
+  countRequest(request: CountedRequest): void {
+    this.#requestCounts.count(request);
+  }
 
   /** Where the tenant limit gauges read their figures (the database), in the process that reports them. */
   reportTenantLimits(source: () => Promise<readonly TenantLimitFigures[]>): void {

@@ -33,21 +33,23 @@ export function observe(exchange: Exchange, observers: Observers): void {
     const operation = exchange.operation;
     const status = exchange.response.headersSent ? exchange.response.statusCode : CLIENT_CLOSED;
 
-    metrics.s3Requests.inc({ operation, status: String(status), code: exchange.errorCode });
     if (exchange.refusalReason !== null) metrics.refusals.inc({ reason: exchange.refusalReason });
     metrics.s3Duration.observe({ operation }, seconds(exchange.startedAt, finishedAt));
     if (exchange.headSentAt !== null) {
       metrics.s3TimeToFirstByte.observe({ operation }, seconds(exchange.startedAt, exchange.headSentAt));
     }
-    metrics.s3BytesIn.inc({ operation }, exchange.bytesIn);
-    metrics.s3BytesOut.inc({ operation }, exchange.bytesOut);
 
     const organisation = exchange.organisation;
-    if (organisation !== null) {
-      const label = metrics.organisationLabels.label(organisation.name);
-      metrics.organisationRequests.inc({ organisation: label });
-      metrics.organisationBytes.inc({ organisation: label, direction: 'in' }, exchange.bytesIn);
-      metrics.organisationBytes.inc({ organisation: label, direction: 'out' }, exchange.bytesOut);
+    const label = organisation === null ? null : metrics.organisationLabels.label(organisation.name);
+    metrics.countRequest({
+      operation,
+      status,
+      code: exchange.errorCode,
+      organisation: label,
+      bytesIn: exchange.bytesIn,
+      bytesOut: exchange.bytesOut,
+    });
+    if (organisation !== null && label !== null) {
       if (exchange.limitedBy !== null)
         metrics.organisationLimited.inc({ organisation: label, limit: exchange.limitedBy });
       if (exchange.authorised) {

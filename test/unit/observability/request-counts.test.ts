@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayMetrics } from '../../../src/observability/metrics.js';
+import type { CountedRequest } from '../../../src/observability/request-counts.js';
+
+const GET: CountedRequest = {
+  operation: 'GetObject',
+  status: 200,
+  code: '',
+  organisation: 'acme',
+  bytesIn: 0,
+  bytesOut: 4096,
+};
+const DENIED: CountedRequest = {
+  operation: 'PutObject',
+  status: 403,
+  code: 'AccessDenied',
+  organisation: null,
+  bytesIn: 10,
+  bytesOut: 243,
+};
+
+/** One sample of the scrape's text, by its exact series. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('the per-request counters', () => {
+  it('show every request counted before a scrape, once, and add the later ones at the next', async () => {
+    const metrics = new GatewayMetrics({ maxOrganisationLabels: 10, defaultMetrics: false });
+    metrics.countRequest(GET);
+    metrics.countRequest(GET);
+    metrics.countRequest(DENIED);
+    let text = await metrics.registry.metrics();
+    expect(sample(text, 'gateway_s3_requests_total{operation="GetObject",status="200",code=""}')).toBe(2);
+    expect(
+      sample(text, 'gateway_s3_requests_total{operation="PutObject",status="403",code="AccessDenied"}'),
+    ).toBe(1);
+    expect(sample(text, 'gateway_s3_bytes_out_total{operation="GetObject"}')).toBe(8192);
+    expect(sample(text, 'gateway_s3_bytes_in_total{operation="PutObject"}')).toBe(10);
+    expect(sample(text, 'gateway_organisation_requests_total{organisation="acme"}')).toBe(2);
+    expect(sample(text, 'gateway_organisation_bytes_total{organisation="acme",direction="out"}')).toBe(8192);
+    expect(sample(text, 'gateway_organisation_bytes_total{organisation="acme",direction="in"}')).toBe(0);
+
+    // A second scrape with nothing new reads the same; one more request adds one.
+    expect(await metrics.registry.metrics()).toBe(text);
+    metrics.countRequest(GET);
+    text = await metrics.registry.metrics();
+    expect(sample(text, 'gateway_s3_requests_total{operation="GetObject",status="200",code=""}')).toBe(3);
+    expect(sample(text, 'gateway_organisation_requests_total{organisation="acme"}')).toBe(3);
+    expect(sample(text, 'gateway_organisation_bytes_total{organisation="acme",direction="out"}')).toBe(12288);
+  });
+
+  it('are up to date when one counter is read on its own', async () => {
+    const metrics = new GatewayMetrics({ maxOrganisationLabels: 10, defaultMetrics: false });
+    metrics.countRequest(GET);
+    const family = await metrics.organisationRequests.get();
+    expect(family.values.map((value) => [value.labels.organisation, value.value])).toEqual([['acme', 1]]);
+    const bytes = await metrics.s3BytesOut.get();
+    expect(bytes.values.map((value) => [value.labels.operation, value.value])).toEqual([['GetObject', 4096]]);
+  });
+});
