@@ -140,10 +140,12 @@ async function decodeOnce(
   const plan = planBody(source.headers(), 'STREAMING-UNSIGNED-PAYLOAD-TRAILER');
   if (!plan.ok) throw new Error(`body plan refused: ${plan.error}`);
   const verification = openBody(plan);
+  if (verification.stream === null) throw new Error('an aws-chunked body plan opened no decoder');
+  const decoder = verification.stream;
   const sink = new CountingSink();
   const started = performance.now();
   const cpuStart = process.cpuUsage();
-  await pipeline([source, ...verification.transforms, sink]);
+  await pipeline(source, decoder, sink);
   const cpuSeconds = cpuSecondsSince(cpuStart);
   const seconds = (performance.now() - started) / 1000;
   if (sink.bytes !== total || verification.verifiedChecksum === undefined) {

@@ -5,8 +5,8 @@
  * In production the line is built here rather than by pino: its fields are fixed and hold no
  * secret (the target's signature parameters are redacted before it is logged), so neither pino's
  * loop over an object's keys and serializers nor its redaction pass has anything to do, and at
- * one line per request that loop cost a storage worker 3-4% of its CPU per 4 KiB request
- * (BENCHMARKS.md). Written without ever blocking the event loop (line-writer.ts); beyond
+ * one line per request that loop cost a storage worker 3-5% of its CPU per 4 KiB request
+ * (BENCHMARKS.md, change 16). Written without ever blocking the event loop (line-writer.ts); beyond
  * {@link ACCESS_LOG_MAX_BUFFER_BYTES} waiting for a reader that stopped reading (a stuck log
  * shipper), lines are dropped and counted by `onDrop`.
  */

@@ -8,9 +8,10 @@
  * lines, each at most PIPE_BUF (4096) bytes, so the lines of several processes never interleave.
  * It writes in bursts: everything waiting, in such writes back to back, at the end of the
  * event-loop turn in which BURST_BYTES have gathered, else LINGER_MS after the first line waiting.
- * The first write of a burst wakes the reader, which costs the writer far more than the copy (on
- * the reference VM, writing each 4 KiB as soon as it had gathered cost a storage worker 8% of its
- * CPU per presigned GET, bursts 2-3%: BENCHMARKS.md); the writes after it find the reader awake.
+ * The first write of a burst wakes the reader, which costs the writer far more than the copy; the
+ * writes after it find the reader awake. On the reference VM a storage worker that wrote no line
+ * spent 8% less CPU per presigned GET than one writing each 4 KiB as soon as it had gathered;
+ * writing in bursts took 4.5% of that away (BENCHMARKS.md, change 16).
  * A pipe that is full (EAGAIN) is tried again a little later, and while it stays full at most
  * `maxBufferedBytes` wait before lines are dropped and counted.
  */

@@ -212,8 +212,8 @@ export function planBody(headers: HeaderMap, payloadHash: string = UNSIGNED_PAYL
 
 /** The stream of one body being read: the decoder or the verifier. */
 export interface BodyVerification {
-  /** Pipe the client body through these, in order; empty when the plan verifies nothing. */
-  readonly transforms: readonly Transform[];
+  /** Pipe the client body through this; null when the plan verifies nothing. */
+  readonly stream: Transform | null;
   /** The checksum that matched, once the body has been read to its end. */
   readonly verifiedChecksum: VerifiedChecksum | undefined;
 }
@@ -224,7 +224,7 @@ export interface BodyVerification {
  * each stream a body crosses costs the gateway CPU per upload (BENCHMARKS.md, change 15).
  */
 export function openBody(plan: BodyPlan): BodyVerification {
-  if (!plan.verified) return { transforms: [], verifiedChecksum: undefined };
+  if (!plan.verified) return { stream: null, verifiedChecksum: undefined };
   let trailers: ReadonlyMap<string, string> | undefined;
   let checksum: ExpectedChecksum | undefined;
   if (plan.checksum?.source === 'header') {
@@ -251,7 +251,7 @@ export function openBody(plan: BodyPlan): BodyVerification {
     stream = decoder;
   }
   return {
-    transforms: [stream],
+    stream,
     get verifiedChecksum() {
       return check.verifiedChecksum;
     },

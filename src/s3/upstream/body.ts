@@ -62,15 +62,16 @@ export class BodyStream implements UploadBody {
     request.once('close', () => {
       if (!request.complete) this.#fail(new ClientDisconnected());
     });
-    let output: Readable = request;
-    for (const transform of verification.transforms) {
-      output.pipe(transform);
-      transform.once('error', (error) => this.#fail(error));
-      output = transform;
+    const { stream } = verification;
+    if (stream === null) {
+      // Counting set the client's stream flowing; a body read directly waits for its reader.
+      request.pause();
+      this.output = request;
+    } else {
+      request.pipe(stream);
+      stream.once('error', (error) => this.#fail(error));
+      this.output = stream;
     }
-    // Counting set the client's stream flowing; a body read directly waits for its reader.
-    if (output === request) request.pause();
-    this.output = output;
   }
 
   get failure(): Error | null {

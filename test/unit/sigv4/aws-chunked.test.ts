@@ -11,7 +11,7 @@ const CRC_TRAILER = ['x-amz-checksum-crc32', 'AAAAAA=='] as const;
 
 async function decode(inputs: Buffer[], options: AwsChunkedDecoderOptions = {}) {
   const decoder = new AwsChunkedDecoder(options);
-  const outcome = await runThrough([decoder], inputs);
+  const outcome = await runThrough(decoder, inputs);
   return { ...outcome, decoder };
 }
 
@@ -245,7 +245,7 @@ describe('AwsChunkedDecoder: checking what it decodes', () => {
   it('delivers the whole body once the trailer matches, and tells the checksum', async () => {
     const body = awsChunkedBody(data, 8192, [['x-amz-checksum-crc32', await crcOf(data)]]);
     const { decoder, check } = decoderWithCheck();
-    const { output, errorKey } = await runThrough([decoder], randomSplits(body, 3, 5000));
+    const { output, errorKey } = await runThrough(decoder, randomSplits(body, 3, 5000));
     expect(errorKey).toBeUndefined();
     expect(output.equals(data)).toBe(true);
     expect(check.verifiedChecksum).toEqual({ algorithm: 'CRC32', base64: await crcOf(data) });
@@ -254,7 +254,7 @@ describe('AwsChunkedDecoder: checking what it decodes', () => {
   it('never delivers the last chunk of a body whose trailer does not match (BadDigest)', async () => {
     const body = awsChunkedBody(data, 8192, [['x-amz-checksum-crc32', await crcOf(Buffer.from('other'))]]);
     const { decoder, check } = decoderWithCheck();
-    const { output, errorKey } = await runThrough([decoder], [body]);
+    const { output, errorKey } = await runThrough(decoder, [body]);
     expect(errorKey).toBe('BadDigest');
     expect(output.length).toBeLessThan(data.length);
     expect(data.subarray(0, output.length).equals(output)).toBe(true);
@@ -265,7 +265,7 @@ describe('AwsChunkedDecoder: checking what it decodes', () => {
     const body = awsChunkedBody(data, 8192, [['x-amz-checksum-crc32', await crcOf(data)]]);
     const { decoder } = decoderWithCheck();
     // Everything but the trailer section: every chunk decoded, the framing not over.
-    const { output, errorKey } = await runThrough([decoder], [body.subarray(0, body.indexOf('0\r\nx-amz'))]);
+    const { output, errorKey } = await runThrough(decoder, [body.subarray(0, body.indexOf('0\r\nx-amz'))]);
     expect(errorKey).toBe('IncompleteBody');
     expect(output.length).toBe(8192 * 2);
   });

@@ -33,8 +33,8 @@ function planOf(headers: HeaderMap, payloadHash?: string): BodyPlan {
   return plan;
 }
 
-function transformsOf(headers: HeaderMap, payloadHash?: string) {
-  return openBody(planOf(headers, payloadHash)).transforms;
+function streamOf(headers: HeaderMap, payloadHash?: string) {
+  return openBody(planOf(headers, payloadHash)).stream;
 }
 
 describe('planBody: up-front refusals', () => {
@@ -112,7 +112,7 @@ describe('planBody: plans', () => {
   it('forwards an unsigned body without checksums untouched', () => {
     const plan = planOf({ 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-length': '10' });
     expect(plan.verified).toBe(false);
-    expect(openBody(plan).transforms).toEqual([]);
+    expect(openBody(plan).stream).toBeNull();
     expect(plan.decodedLength).toBe(10);
     expect(plan.forwardHeaders).toEqual({ remove: [], set: {} });
   });
@@ -178,7 +178,7 @@ describe('body pipeline end to end', () => {
         const value = await digestOf(algorithm, DATA);
         const body = awsChunkedBody(DATA, 8192, [[checksumHeaderName(algorithm), value]]);
         const verification = openBody(planOf(streamingHeaders(algorithm)));
-        const outcome = await runThrough(verification.transforms, randomSplits(body, 99, 5000));
+        const outcome = await runThrough(verification.stream, randomSplits(body, 99, 5000));
         expect(outcome.errorKey).toBeUndefined();
         expect(outcome.output.equals(DATA)).toBe(true);
         expect(verification.verifiedChecksum).toEqual({ algorithm, base64: value });
@@ -187,7 +187,7 @@ describe('body pipeline end to end', () => {
       it('never delivers the last bytes when the trailer is wrong (BadDigest)', async () => {
         const wrong = await digestOf(algorithm, Buffer.from('not the body'));
         const body = awsChunkedBody(DATA, 8192, [[checksumHeaderName(algorithm), wrong]]);
-        const outcome = await runThrough(transformsOf(streamingHeaders(algorithm)), [body]);
+        const outcome = await runThrough(streamOf(streamingHeaders(algorithm)), [body]);
         expect(outcome.errorKey).toBe('BadDigest');
         expect(outcome.output.length).toBeLessThan(DATA.length);
         expect(outcome.output.equals(DATA.subarray(0, outcome.output.length))).toBe(true);
@@ -197,7 +197,7 @@ describe('body pipeline end to end', () => {
 
   it('refuses a truncated aws-chunked body with IncompleteBody, holding back its tail', async () => {
     const body = awsChunkedBody(DATA, 8192, [['x-amz-checksum-crc32', await digestOf('CRC32', DATA)]]);
-    const outcome = await runThrough(transformsOf(streamingHeaders('CRC32')), [
+    const outcome = await runThrough(streamOf(streamingHeaders('CRC32')), [
       body.subarray(0, body.length - 200),
     ]);
     expect(outcome.errorKey).toBe('IncompleteBody');
@@ -205,15 +205,13 @@ describe('body pipeline end to end', () => {
   });
 
   it('refuses a body whose trailer never came with MissingTrailer', async () => {
-    const outcome = await runThrough(transformsOf(streamingHeaders('SHA256')), [
-      awsChunkedBody(DATA, 8192, []),
-    ]);
+    const outcome = await runThrough(streamOf(streamingHeaders('SHA256')), [awsChunkedBody(DATA, 8192, [])]);
     expect(outcome.errorKey).toBe('MissingTrailer');
     expect(outcome.output.length).toBeLessThan(DATA.length);
   });
 
   it('refuses garbage framing with InvalidChunkedEncoding', async () => {
-    const outcome = await runThrough(transformsOf(streamingHeaders('CRC32')), [
+    const outcome = await runThrough(streamOf(streamingHeaders('CRC32')), [
       Buffer.from('this is not aws-chunked\r\n'),
     ]);
     expect(outcome.errorKey).toBe('InvalidChunkedEncoding');
@@ -229,10 +227,10 @@ describe('body pipeline end to end', () => {
     const body = awsChunkedBody(DATA, 8192);
     // Every data byte arrived, but the closing zero chunk did not.
     const cut = body.subarray(0, body.lastIndexOf('0\r\n'));
-    const outcome = await runThrough(transformsOf(headers), [cut]);
+    const outcome = await runThrough(streamOf(headers), [cut]);
     expect(outcome.errorKey).toBe('IncompleteBody');
     expect(outcome.output.length).toBeLessThan(DATA.length);
-    expect((await runThrough(transformsOf(headers), [body])).output.equals(DATA)).toBe(true);
+    expect((await runThrough(streamOf(headers), [body])).output.equals(DATA)).toBe(true);
   });
 
   it('verifies a signed payload hash, a checksum header and Content-MD5 together', async () => {
@@ -243,13 +241,11 @@ describe('body pipeline end to end', () => {
       'content-md5': createHash('md5').update(DATA).digest('base64'),
     };
     expect(planOf(headers).checksum).toMatchObject({ algorithm: 'CRC32C', source: 'header' });
-    expect((await runThrough(transformsOf(headers), randomSplits(DATA, 5, 3000))).output.equals(DATA)).toBe(
-      true,
-    );
+    expect((await runThrough(streamOf(headers), randomSplits(DATA, 5, 3000))).output.equals(DATA)).toBe(true);
 
     const tampered = Buffer.from(DATA);
     tampered[100] = (tampered[100] ?? 0) ^ 1;
-    expect((await runThrough(transformsOf(headers), [tampered])).errorKey).toBe('XAmzContentSHA256Mismatch');
+    expect((await runThrough(streamOf(headers), [tampered])).errorKey).toBe('XAmzContentSHA256Mismatch');
   });
 
   it('refuses a wrong Content-MD5 with BadDigest', async () => {
@@ -258,7 +254,7 @@ describe('body pipeline end to end', () => {
       'content-length': String(DATA.length),
       'content-md5': createHash('md5').update('other').digest('base64'),
     };
-    expect((await runThrough(transformsOf(headers), [DATA])).errorKey).toBe('BadDigest');
+    expect((await runThrough(streamOf(headers), [DATA])).errorKey).toBe('BadDigest');
   });
 
   it('refuses a wrong checksum header with BadDigest', async () => {
@@ -267,10 +263,7 @@ describe('body pipeline end to end', () => {
       'content-length': String(DATA.length),
       'x-amz-checksum-crc64nvme': await digestOf('CRC64NVME', Buffer.from('other')),
     };
-    const outcome = await runThrough(transformsOf(headers), [
-      DATA.subarray(0, 20_000),
-      DATA.subarray(20_000),
-    ]);
+    const outcome = await runThrough(streamOf(headers), [DATA.subarray(0, 20_000), DATA.subarray(20_000)]);
     expect(outcome.errorKey).toBe('BadDigest');
     expect(outcome.output.equals(DATA.subarray(0, 20_000))).toBe(true);
   });

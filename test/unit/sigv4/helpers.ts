@@ -121,12 +121,12 @@ export interface StreamOutcome {
 }
 
 /**
- * Feeds `inputs` through the transforms into a collecting sink. A `slowSink` takes each chunk only
- * on a later turn of the event loop, so the transforms' output queues up behind it (back-pressure),
- * the same on any machine.
+ * Feeds `inputs` through `stream` (straight to the sink when null) into a collecting sink. A
+ * `slowSink` takes each chunk only on a later turn of the event loop, so the stream's output queues
+ * up behind it (back-pressure), the same on any machine.
  */
 export async function runThrough(
-  transforms: readonly Transform[],
+  stream: Transform | null,
   inputs: readonly Buffer[],
   { slowSink = false }: { slowSink?: boolean } = {},
 ): Promise<StreamOutcome> {
@@ -139,7 +139,8 @@ export async function runThrough(
     },
   });
   try {
-    await pipeline([Readable.from(inputs, { objectMode: false }), ...transforms, sink]);
+    const source = Readable.from(inputs, { objectMode: false });
+    await (stream === null ? pipeline(source, sink) : pipeline(source, stream, sink));
     return { output: Buffer.concat(chunks), chunks };
   } catch (error) {
     return {

@@ -15,7 +15,7 @@ const LAST_PIECE = PIECES.at(-1) ?? Buffer.alloc(0);
 
 async function verify(options: PayloadVerifierOptions, inputs: Buffer[] = PIECES) {
   const verifier = new PayloadVerifier(options);
-  return { ...(await runThrough([verifier], inputs)), verifier };
+  return { ...(await runThrough(verifier, inputs)), verifier };
 }
 
 /** Output is every byte except the held-back final chunk: the downstream never saw the end. */
@@ -53,7 +53,7 @@ describe('PayloadVerifier: matching bodies', () => {
       checksum: { algorithm: 'SHA1', expected: () => trailer.value },
     });
     const expected = await digestOf('SHA1', DATA);
-    const done = runThrough([verifier], PIECES);
+    const done = runThrough(verifier, PIECES);
     // Set after the stream started: a value read up front would be undefined.
     trailer.value = expected;
     expect((await done).errorKey).toBeUndefined();
@@ -110,7 +110,7 @@ describe('PayloadVerifier: hold-back', () => {
 
   it('still withholds the tail when the downstream is slow', async () => {
     const verifier = new PayloadVerifier({ sha256Hex: '0'.repeat(64) });
-    const { output, errorKey } = await runThrough([verifier], PIECES, { slowSink: true });
+    const { output, errorKey } = await runThrough(verifier, PIECES, { slowSink: true });
     expect(errorKey).toBe('XAmzContentSHA256Mismatch');
     // The failing pipeline may also cut off chunks still queued for the slow sink; what
     // matters is that the final bytes never arrive.

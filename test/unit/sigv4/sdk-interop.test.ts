@@ -228,7 +228,7 @@ describe('AWS SDK upload bodies pass the body pipeline', () => {
       const plan = verified.bodyPlan;
       if (!plan.ok) throw new Error(`plan refused: ${plan.error}`);
       expect(plan.checksum).toMatchObject({ algorithm, source: 'header' });
-      const outcome = await runThrough(openBody(plan).transforms, [put.body]);
+      const outcome = await runThrough(openBody(plan).stream, [put.body]);
       expect(outcome.errorKey).toBeUndefined();
       expect(outcome.output.equals(payload)).toBe(true);
     });
@@ -254,7 +254,7 @@ describe('AWS SDK upload bodies pass the body pipeline', () => {
       expect(plan.decodedLength).toBe(payload.length);
       expect(plan.checksum).toMatchObject({ algorithm, source: 'trailer' });
       const verification = openBody(plan);
-      const outcome = await runThrough(verification.transforms, [put.body]);
+      const outcome = await runThrough(verification.stream, [put.body]);
       expect(outcome.errorKey).toBeUndefined();
       expect(outcome.output.equals(payload)).toBe(true);
       expect(verification.verifiedChecksum?.algorithm).toBe(algorithm);
@@ -265,7 +265,7 @@ describe('AWS SDK upload bodies pass the body pipeline', () => {
       corrupt[dataStart] = (corrupt[dataStart] ?? 0) ^ 0x01;
       const replan = planBody(put.headers, 'STREAMING-UNSIGNED-PAYLOAD-TRAILER');
       if (!replan.ok) throw new Error('plan refused');
-      expect((await runThrough(openBody(replan).transforms, [corrupt])).errorKey).toBe('BadDigest');
+      expect((await runThrough(openBody(replan).stream, [corrupt])).errorKey).toBe('BadDigest');
     });
   }
 });
