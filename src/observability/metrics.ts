@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { REFUSAL_REASONS, type RefusalReason } from '../protocol/errors.js';
 import { INVALIDATION_KINDS } from '../store/invalidation.js';
+import { LatencyHistogram } from './latency-histogram.js';
 import { RequestCounts, type CountedRequest } from './request-counts.js';
 
 export { REFUSAL_REASONS, type RefusalReason };
@@ -78,17 +79,17 @@ export class GatewayMetrics {
     registers: [this.registry],
     collect: (): void => this.#requestCounts.addTo(this),
   });
-  readonly s3TimeToFirstByte = new Histogram({
+  readonly s3TimeToFirstByte = new LatencyHistogram({
     name: 'gateway_s3_time_to_first_byte_seconds',
     help: 'Time from request arrival until the response head is sent.',
-    labelNames: ['operation'] as const,
+    labelName: 'operation',
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly s3Duration = new Histogram({
+  readonly s3Duration = new LatencyHistogram({
     name: 'gateway_s3_request_duration_seconds',
     help: 'Time from request arrival until the response is finished.',
-    labelNames: ['operation'] as const,
+    labelName: 'operation',
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
@@ -122,10 +123,10 @@ export class GatewayMetrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
-  readonly backendDuration = new Histogram({
+  readonly backendDuration = new LatencyHistogram({
     name: 'gateway_backend_request_duration_seconds',
     help: 'Time until the object store sent its response head.',
-    labelNames: ['operation'] as const,
+    labelName: 'operation',
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });

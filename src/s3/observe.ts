@@ -34,9 +34,9 @@ export function observe(exchange: Exchange, observers: Observers): void {
     const status = exchange.response.headersSent ? exchange.response.statusCode : CLIENT_CLOSED;
 
     if (exchange.refusalReason !== null) metrics.refusals.inc({ reason: exchange.refusalReason });
-    metrics.s3Duration.observe({ operation }, seconds(exchange.startedAt, finishedAt));
+    metrics.s3Duration.observe(operation, seconds(exchange.startedAt, finishedAt));
     if (exchange.headSentAt !== null) {
-      metrics.s3TimeToFirstByte.observe({ operation }, seconds(exchange.startedAt, exchange.headSentAt));
+      metrics.s3TimeToFirstByte.observe(operation, seconds(exchange.startedAt, exchange.headSentAt));
     }
 
     const organisation = exchange.organisation;

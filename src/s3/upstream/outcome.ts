@@ -168,7 +168,7 @@ export function recordStoreAnswer(
   status: number,
   sentAt: number,
 ): void {
-  metrics.backendDuration.observe({ operation: exchange.operation }, (performance.now() - sentAt) / 1000);
+  metrics.backendDuration.observe(exchange.operation, (performance.now() - sentAt) / 1000);
   if (status >= 500) metrics.backendErrors.inc({ kind: '5xx' });
 }
 

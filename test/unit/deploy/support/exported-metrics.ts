@@ -55,7 +55,7 @@ export function parseExposition(text: string): {
 export async function loadExportedMetrics(): Promise<ExportedMetrics> {
   const metrics = new GatewayMetrics();
   // Observe one value per histogram so the text exposition carries their _bucket/_sum/_count samples.
-  metrics.s3Duration.observe({ operation: 'GetObject' }, 0.01);
+  metrics.s3Duration.observe('GetObject', 0.01);
   const json = await metrics.registry.getMetricsAsJSON();
   const text = await metrics.registry.metrics();
 
