@@ -107,10 +107,17 @@ export class GatewayMetrics {
     registers: [this.registry],
     collect: (): void => this.#requestCounts.addTo(this),
   });
+  /**
+   * Storage requests being processed, counted in a plain number (requestStarted, requestFinished)
+   * and read when the gauge is collected: prom-client's inc and dec each build a key from labels
+   * (BENCHMARKS.md, change 19).
+   */
+  #s3InFlightCount = 0;
   readonly s3InFlight = new Gauge({
     name: 'gateway_s3_in_flight_requests',
     help: 'Storage requests being processed.',
     registers: [this.registry],
+    collect: (): void => this.s3InFlight.set(this.#s3InFlightCount),
   });
   readonly s3InFlightStreams = new Gauge({
     name: 'gateway_s3_in_flight_streams',
@@ -136,11 +143,14 @@ export class GatewayMetrics {
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
+  /** Access cache hits (one per storage request) by record kind, gathered until cacheEvents is collected. */
+  readonly #cacheHits = new Map<CacheRecordKind, number>();
   readonly cacheEvents: ClosedCounter<{ kind: CacheRecordKind; event: CacheEvent }> = new Counter({
     name: 'gateway_credential_cache_events_total',
     help: 'Access cache hits, misses, invalidations and expired entries served while the database did not answer, by record kind.',
     labelNames: ['kind', 'event'] as const,
     registers: [this.registry],
+    collect: (): void => this.#addCacheHits(),
   });
   readonly organisationRequests = new Counter({
     name: 'gateway_organisation_requests_total',
@@ -278,7 +288,9 @@ export class GatewayMetrics {
 
   /** Counts the access cache's events (hits, misses, invalidations, stale-if-error answers). */
   readonly cacheEventRecorder = {
-    onHit: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'hit' }),
+    onHit: (kind: CacheRecordKind): void => {
+      this.#cacheHits.set(kind, (this.#cacheHits.get(kind) ?? 0) + 1);
+    },
     onMiss: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'miss' }),
     onInvalidate: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'invalidation' }),
     onStale: (kind: CacheRecordKind): void => this.cacheEvents.inc({ kind, event: 'stale' }),
@@ -290,6 +302,24 @@ export class GatewayMetrics {
    */
   countRequest(request: CountedRequest): void {
     this.#requestCounts.count(request);
+  }
+
+  /** A storage request arrived (gateway_s3_in_flight_requests). */
+  requestStarted(): void {
+    this.#s3InFlightCount += 1;
+  }
+
+  /** A storage request's response is over. */
+  requestFinished(): void {
+    this.#s3InFlightCount -= 1;
+  }
+
+  #addCacheHits(): void {
+    for (const [kind, hits] of this.#cacheHits) {
+      if (hits === 0) continue;
+      this.cacheEvents.inc({ kind, event: 'hit' }, hits);
+      this.#cacheHits.set(kind, 0);
+    }
   }
 
   /** Where the tenant limit gauges read their figures (the database), in the process that reports them. */

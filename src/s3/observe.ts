@@ -26,9 +26,9 @@ function seconds(from: number, to: number): number {
 
 export function observe(exchange: Exchange, observers: Observers): void {
   const { metrics } = observers;
-  metrics.s3InFlight.inc();
+  metrics.requestStarted();
   exchange.response.once('close', () => {
-    metrics.s3InFlight.dec();
+    metrics.requestFinished();
     const finishedAt = performance.now();
     const operation = exchange.operation;
     const status = exchange.response.headersSent ? exchange.response.statusCode : CLIENT_CLOSED;

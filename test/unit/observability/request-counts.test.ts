@@ -59,4 +59,34 @@ describe('the per-request counters', () => {
     const bytes = await metrics.s3BytesOut.get();
     expect(bytes.values.map((value) => [value.labels.operation, value.value])).toEqual([['GetObject', 4096]]);
   });
+
+  it('show the requests in flight at the moment of the scrape', async () => {
+    const metrics = new GatewayMetrics({ maxOrganisationLabels: 10, defaultMetrics: false });
+    metrics.requestStarted();
+    metrics.requestStarted();
+    metrics.requestStarted();
+    metrics.requestFinished();
+    expect(sample(await metrics.registry.metrics(), 'gateway_s3_in_flight_requests')).toBe(2);
+    metrics.requestFinished();
+    metrics.requestFinished();
+    expect(sample(await metrics.registry.metrics(), 'gateway_s3_in_flight_requests')).toBe(0);
+  });
+
+  it('add the access cache hits gathered since the last scrape, beside its other events', async () => {
+    const metrics = new GatewayMetrics({ maxOrganisationLabels: 10, defaultMetrics: false });
+    const cache = metrics.cacheEventRecorder;
+    cache.onHit('credential');
+    cache.onHit('credential');
+    cache.onMiss('credential');
+    const hits = 'gateway_credential_cache_events_total{kind="credential",event="hit"}';
+    const misses = 'gateway_credential_cache_events_total{kind="credential",event="miss"}';
+    let text = await metrics.registry.metrics();
+    expect(sample(text, hits)).toBe(2);
+    expect(sample(text, misses)).toBe(1);
+    expect(await metrics.registry.metrics()).toBe(text);
+    cache.onHit('credential');
+    text = await metrics.registry.metrics();
+    expect(sample(text, hits)).toBe(3);
+    expect(sample(text, misses)).toBe(1);
+  });
 });
