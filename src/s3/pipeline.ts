@@ -13,6 +13,7 @@
  * 'request' and 'checkContinue', so `Expect: 100-continue` is answered only when a body is
  * actually wanted, after authentication and authorisation.
  */
+import { forgetOldTombstones } from '../store/storage-objects.js';
 import type http from 'node:http';
 import os from 'node:os';
 import { TLSSocket } from 'node:tls';
@@ -72,7 +73,15 @@ export interface StorageServices {
   readonly config: GatewayConfig;
   readonly store: Pick<
     Store,
-    'db' | 'cache' | 'buckets' | 'credentials' | 'usage' | 'storageReservations' | 'storageUploads'
+    | 'db'
+    | 'cache'
+    | 'buckets'
+    | 'credentials'
+    | 'usage'
+    | 'storageReservations'
+    | 'storageUploads'
+    | 'storageLeases'
+    | 'storageRecords'
   >;
   readonly backend: Pick<ObjectStoreBackend, 'endpoint' | 'region' | 'credentials'>;
   readonly metrics: GatewayMetrics;
@@ -104,6 +113,8 @@ interface Pipeline {
 
 /** A reservation of this process no write holds is freed once it is this old (a settle that failed). */
 const STALE_AFTER_SECONDS = 10;
+/** Every this many heartbeats (five minutes), the deletions' tombstones older than an hour go. */
+const TOMBSTONE_SWEEP_BEATS = 150;
 
 export function createS3Listener(services: StorageServices): S3Listener {
   const { config, store, metrics, logger } = services;
@@ -115,6 +126,7 @@ export function createS3Listener(services: StorageServices): S3Listener {
   const assumedLive = storageWorkerCount(config, os.availableParallelism());
   metrics.rateLimitProcesses.set(assumedLive);
   let quotas: StorageQuotas | null = null;
+  let beats = 0;
   const uploadChecks = new UploadChecks(store.storageUploads, upstream, logger);
   const instances = new InstanceRegistry(store.db.sql, {
     assumedLive,
@@ -127,12 +139,24 @@ export function createS3Listener(services: StorageServices): S3Listener {
     // Reservations no write of this process holds any more (a settle the database never took),
     // and uploads under way the store may have let go.
     afterBeat: async () => {
+      quotas?.databaseReached();
+      beats += 1;
+      if (beats % TOMBSTONE_SWEEP_BEATS === 0) await forgetOldTombstones(store.db.counters);
       if (quotas !== null)
         await store.storageReservations.releaseStale(instances.id, quotas.inFlight(), STALE_AFTER_SECONDS);
       await uploadChecks.checkDue();
     },
   });
-  quotas = new StorageQuotas(store.storageReservations, store.storageUploads, instances.id, upstream, logger);
+  quotas = new StorageQuotas(
+    store.storageReservations,
+    store.storageUploads,
+    instances.id,
+    upstream,
+    logger,
+    {
+      leased: { leases: store.storageLeases, records: store.storageRecords },
+    },
+  );
   const pipeline: Pipeline = {
     services,
     verifier: createVerifier(store.cache, {
@@ -162,6 +186,13 @@ export function createS3Listener(services: StorageServices): S3Listener {
   return Object.assign(listener, {
     ready,
     close: async () => {
+      // Before the registry stops: the records of uploads from leases, then the leases themselves.
+      await quotas?.close().catch((error: unknown) => {
+        logger.warn(
+          { err: error },
+          'could not give leased storage room back; released once this process is forgotten',
+        );
+      });
       await instances.close();
       await connection.close();
     },

@@ -7,6 +7,8 @@ import { openDatabase, type Database } from './database.js';
 import { InvalidationBus, type Invalidation } from './invalidation.js';
 import { runMigrations } from './migrate.js';
 import { OrganisationStore } from './organisations.js';
+import { StorageLeases } from './storage-leases.js';
+import { StorageRecords } from './storage-records.js';
 import { StorageReservations } from './storage-reservations.js';
 import { StorageUploadsStore } from './storage-uploads.js';
 import { StorageUsageStore } from './storage-usage.js';
@@ -30,6 +32,8 @@ export interface Store {
    * store, as its batches and lanes need every reservation and settlement of the process.
    */
   readonly storageReservations: StorageReservations;
+  readonly storageLeases: StorageLeases;
+  readonly storageRecords: StorageRecords;
   /** The multipart uploads under way in counted buckets, and their parts. */
   readonly storageUploads: StorageUploadsStore;
   close(): Promise<void>;
@@ -70,6 +74,8 @@ export async function createStore(db: Database, options: StoreOptions): Promise<
     usage,
     storageUsage: new StorageUsageStore(db.counters),
     storageReservations: new StorageReservations(db.counters),
+    storageLeases: new StorageLeases(db.counters),
+    storageRecords: new StorageRecords(db.counters),
     storageUploads: new StorageUploadsStore(db.counters),
     close: async () => {
       await usage.close().catch(() => undefined);

@@ -6,7 +6,11 @@
  * statement that adds its change to the count: the count is the sum of these sizes. A write whose
  * outcome was not heard keeps nothing, so the two stay in step, and the next write to the key
  * (which replaces whatever the store holds there) brings both back to what the store holds.
+ * Uploads admitted from a lease hold no key: their records change a row relative to what it holds
+ * and only when they are the later write, told by the stamp every row written since migration 0006
+ * carries (storage-records.ts); a deletion leaves a stamped row without a size, a tombstone.
  */
+import { performance } from 'node:perf_hooks';
 import type postgres from 'postgres';
 import type { Sql } from './database.js';
 
@@ -17,17 +21,37 @@ export interface ObjectRef {
 }
 
 /**
+ * Which write a row holds: the process that made it and the interval it was in flight at the
+ * store, from sending to the answer, in microseconds since the epoch on that process's clock
+ * (migration 0006). Writes to one key are ordered by it (storage-records.ts).
+ */
+export interface WriteStamp {
+  readonly writer: string;
+  readonly from: number;
+  readonly until: number;
+}
+
+/** Now, in microseconds since the epoch, as write stamps count. */
+export function stampClock(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+/**
  * What a write left under keys of a bucket, for the sizes kept of a bucket whose sizes are all
- * known: each key's size now, null where the store holds no object.
+ * known: each key's size now, null where the store holds no object. With `stamp` (a write the
+ * store answered), each key's row names that write, and a key left empty keeps a row with no size
+ * (a tombstone); without, a key left empty loses its row (the mark a refused write made).
  */
 export interface KeptSizes {
   readonly bucket: string;
   readonly sizes: ReadonlyMap<string, number | null>;
+  readonly stamp?: WriteStamp;
 }
 
-/** What `object` holds now: its size, null for nothing. */
-export function keptOf(object: ObjectRef, size: number | null): KeptSizes {
-  return { bucket: object.bucket, sizes: new Map([[object.key, size]]) };
+/** What `object` holds now: its size, null for nothing; `stamp`: the write that left it so. */
+export function keptOf(object: ObjectRef, size: number | null, stamp?: WriteStamp): KeptSizes {
+  const sizes = new Map([[object.key, size]]);
+  return stamp === undefined ? { bucket: object.bucket, sizes } : { bucket: object.bucket, sizes, stamp };
 }
 
 /**
@@ -51,30 +75,43 @@ function keptWrites(sql: Sql, kept: readonly (KeptSizes | undefined)[], counts: 
   const buckets: string[] = [];
   const keys: string[] = [];
   const sizes: (number | null)[] = [];
+  const writers: (string | null)[] = [];
+  const froms: (number | null)[] = [];
+  const untils: (number | null)[] = [];
   kept.forEach((write, entry) => {
     for (const [key, bytes] of write?.sizes ?? []) {
       entries.push(entry);
       buckets.push(write?.bucket ?? '');
       keys.push(key);
       sizes.push(bytes);
+      writers.push(write?.stamp?.writer ?? null);
+      froms.push(write?.stamp?.from ?? null);
+      untils.push(write?.stamp?.until ?? null);
     }
   });
   return {
     writes: sql`
       written AS (
-        SELECT * FROM unnest(${entries}::int[], ${buckets}::text[], ${keys}::text[], ${sizes}::bigint[])
-          AS written (entry, bucket, object_key, bytes)
+        SELECT * FROM unnest(
+          ${entries}::int[], ${buckets}::text[], ${keys}::text[], ${sizes}::bigint[],
+          ${writers}::uuid[], ${froms}::bigint[], ${untils}::bigint[]
+        ) AS written (entry, bucket, object_key, bytes, writer, written_from, written_until)
         WHERE ${counts}
       ),
       stored AS (
-        INSERT INTO storage_objects (bucket, object_key, bytes)
-        SELECT bucket, object_key, bytes FROM written WHERE bytes IS NOT NULL
+        INSERT INTO storage_objects (bucket, object_key, bytes, writer, written_from, written_until)
+        SELECT bucket, object_key, bytes, writer, written_from, written_until FROM written
+        WHERE bytes IS NOT NULL OR written_until IS NOT NULL
         ORDER BY bucket, object_key
-        ON CONFLICT (bucket, object_key) DO UPDATE SET bytes = EXCLUDED.bytes
+        ON CONFLICT (bucket, object_key) DO UPDATE SET
+          bytes = EXCLUDED.bytes, writer = EXCLUDED.writer,
+          written_from = EXCLUDED.written_from, written_until = EXCLUDED.written_until
       ),
       absent AS (
         DELETE FROM storage_objects AS kept USING written
-        WHERE written.bytes IS NULL AND kept.bucket = written.bucket AND kept.object_key = written.object_key
+        WHERE written.bytes IS NULL AND written.written_until IS NULL
+          AND NOT (kept.bytes IS NULL AND kept.written_until IS NOT NULL)
+          AND kept.bucket = written.bucket AND kept.object_key = written.object_key
       )`,
   };
 }
@@ -100,9 +137,25 @@ export async function replaceSizes(
   }
 }
 
-/** Drops the row of a key under which the store holds no object (always safe: it counts as absent). */
+/**
+ * Drops the mark a refused write made on a key under which the store holds no object (always safe:
+ * it counts as absent); a deletion's tombstone stays.
+ */
 export async function forgetAbsent(sql: Sql, object: ObjectRef): Promise<void> {
   await sql`
     DELETE FROM storage_objects
-    WHERE bucket = ${object.bucket} AND object_key = ${object.key} AND bytes IS NULL`;
+    WHERE bucket = ${object.bucket} AND object_key = ${object.key} AND bytes IS NULL
+      AND written_until IS NULL`;
+}
+
+/** How long a deletion's tombstone is kept: far longer than any record waits to be written. */
+const TOMBSTONE_MICROS = 3_600_000_000;
+
+/** Drops the tombstones older than an hour; how many. */
+export async function forgetOldTombstones(sql: Sql): Promise<number> {
+  const rows = await sql`
+    DELETE FROM storage_objects
+    WHERE bytes IS NULL AND written_until < ${stampClock() - TOMBSTONE_MICROS}::bigint
+    RETURNING 1`;
+  return rows.length;
 }

@@ -92,12 +92,28 @@ async function eachAlone<Item, Result>(
 }
 
 /** The quotas a statement checks, as rows `wanted (scope, max_bytes, max_objects)`. */
-function wantedQuotas(sql: Sql, quotas: readonly ScopeQuota[]): postgres.Fragment {
+export function wantedQuotas(sql: Sql, quotas: readonly ScopeQuota[]): postgres.Fragment {
   return sql`unnest(
     ${quotas.map((quota) => quota.scope)}::text[],
     ${quotas.map((quota) => quota.maxBytes)}::bigint[],
     ${quotas.map((quota) => quota.maxObjects)}::bigint[]
   ) AS wanted (scope, max_bytes, max_objects)`;
+}
+
+/**
+ * The common table expressions `wanted` (wantedQuotas) and `locked`: the usage rows of the quotas'
+ * scopes, locked in scope order, with what each counts against its quota (`bytes`, `objects`) and
+ * whether its bucket's sizes are all known.
+ */
+export function quotaRows(sql: Sql, quotas: readonly ScopeQuota[]): postgres.Fragment {
+  return sql`
+      wanted AS (SELECT * FROM ${wantedQuotas(sql, quotas)}),
+      locked AS (
+        SELECT scope, stored_bytes + reserved_bytes + part_bytes AS bytes,
+               stored_objects + reserved_objects AS objects, objects_listed
+        FROM storage_usage WHERE scope = ANY(${quotas.map((quota) => quota.scope)}::text[])
+        ORDER BY scope FOR UPDATE
+      )`;
 }
 
 /** The room an upload asks for: what it adds, never less than nothing. */
@@ -184,7 +200,6 @@ export class StorageReservations {
   }
 
   async #reserveAlone({ instanceId, quotas, change, heldKey, id, object }: Asked): Promise<Reservation> {
-    const scopes = quotas.map((quota) => quota.scope);
     const objectScope = object === undefined ? null : bucketScope(object.bucket);
     const [row] = await this.#sql<
       {
@@ -195,13 +210,7 @@ export class StorageReservations {
         replaced: bigint | null;
       }[]
     >`
-      WITH wanted AS (SELECT * FROM ${wantedQuotas(this.#sql, quotas)}),
-      locked AS (
-        SELECT scope, stored_bytes + reserved_bytes + part_bytes AS bytes,
-               stored_objects + reserved_objects AS objects, objects_listed
-        FROM storage_usage WHERE scope = ANY(${scopes}::text[])
-        ORDER BY scope FOR UPDATE
-      ),
+      WITH ${quotaRows(this.#sql, quotas)},
       touched AS (
         INSERT INTO storage_objects AS kept (bucket, object_key, bytes)
         SELECT ${object?.bucket ?? ''}, ${object?.key ?? ''}, NULL FROM locked
@@ -649,6 +658,15 @@ export class StorageReservations {
         SELECT id, scopes FROM storage_reservations
         WHERE instance_id = ${instanceId}::uuid AND id <> ALL(${[...inFlight]}::uuid[])
           AND created_at < now() - make_interval(secs => ${olderThanSeconds})`,
+    );
+  }
+
+  /** Releases the reservations (or leases, storage-leases.ts) `ids`: their room goes back. How many. */
+  release(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return Promise.resolve(0);
+    return this.#release(
+      (sql) => sql<{ id: string; scopes: UsageScope[] }[]>`
+        SELECT id, scopes FROM storage_reservations WHERE id = ANY(${[...ids]}::uuid[])`,
     );
   }
 

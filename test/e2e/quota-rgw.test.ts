@@ -37,6 +37,7 @@ import {
   sha256Hex,
   signedHeaders,
 } from '../support/s3/raw-requests.js';
+import { eventually } from '../support/eventually.js';
 import { BUCKET_QUOTA_EXCEEDED } from '../support/storage-usage.js';
 import { sdkClient } from './support/rgw.js';
 
@@ -46,6 +47,7 @@ const bucket = `e2e-quota-${suffix}`;
 const source = `e2e-quota-src-${suffix}`;
 const racing = `e2e-quota-race-${suffix}`;
 const versioned = `e2e-quota-ver-${suffix}`;
+const leased = `e2e-quota-lease-${suffix}`;
 const MiB = 1024 * 1024;
 const REFUSED = BUCKET_QUOTA_EXCEEDED;
 
@@ -60,11 +62,11 @@ beforeAll(async () => {
     GATEWAY_BACKEND_REGION: rgw.region,
   });
   control = await login(gateway.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-  for (const name of [bucket, source, racing, versioned]) await control.createBucket(name);
+  for (const name of [bucket, source, racing, versioned, leased]) await control.createBucket(name);
 });
 afterAll(async () => {
   await deleteVersions(versioned).catch(() => undefined);
-  for (const name of [bucket, source, racing, versioned])
+  for (const name of [bucket, source, racing, versioned, leased])
     await control?.deleteBucketWithObjects(name).catch(() => undefined);
   await gateway?.stop();
 });
@@ -107,6 +109,15 @@ async function stored(name = bucket): Promise<Counted | undefined> {
         storedObjects: entry.usage.storedObjects,
         partBytes: entry.usage.partBytes,
       };
+}
+
+/** The room reserved in the bucket (a lease among it), as the control plane reports it. */
+async function reserved(name: string): Promise<number | undefined> {
+  const report = await control.call('GET', '/v1/organisation/usage', undefined, 200);
+  const entry = (report.storage.buckets as { bucket: string; usage?: { reservedBytes: number } }[]).find(
+    (item) => item.bucket === name,
+  );
+  return entry?.usage?.reservedBytes;
 }
 
 /** What RGW itself holds in the bucket (listed straight from it). */
@@ -253,6 +264,33 @@ describe('a bucket quota in front of RGW', () => {
     ]) {
       await Promise.all(writes());
       expect(await stored(racing)).toEqual(await rgwHolds(racing));
+    }
+  });
+
+  it('counts uploads admitted from leased room (a bucket with plenty of room) as RGW holds them', async () => {
+    const s3 = pathStyleClient(gateway);
+    await control.call('PATCH', `/v1/buckets/${leased}`, { quota: { maxBytes: 2 ** 40 } }, 200);
+    const put = (key: string, size: number) =>
+      s3.send(new PutObjectCommand({ Bucket: leased, Key: key, Body: Buffer.alloc(size, 5) }));
+    await put('first.bin', 100);
+    // The first upload finds no lease and takes the exact path; the lease is taken meanwhile.
+    await eventually('a lease for the bucket', async () => ((await reserved(leased)) ?? 0) > 0);
+    for (const writes of [
+      () => Array.from({ length: 12 }, (_, index) => put(`many-${index}.bin`, 1000 + index)),
+      () => [put('k.bin', 1000), put('k.bin', 2000), put('k.bin', 3000)],
+      () => [s3.send(new DeleteObjectCommand({ Bucket: leased, Key: 'k.bin' })), put('k.bin', 4000)],
+    ]) {
+      await Promise.all(writes());
+      const holds = await rgwHolds(leased);
+      // Recorded after the answers: within a fraction of a second.
+      let last: unknown;
+      await eventually(
+        () => `usage ${JSON.stringify(last)} to be ${JSON.stringify(holds)}`,
+        async () => {
+          last = await stored(leased);
+          return JSON.stringify(last) === JSON.stringify(holds);
+        },
+      );
     }
   });
 

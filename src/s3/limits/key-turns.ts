@@ -20,28 +20,42 @@ export class KeyTurns {
   }
 
   /**
+   * The turn at `key` when nobody has one (the common case: uploads of different keys), taken at
+   * once; null when another turn is taken (`take` waits for it).
+   */
+  takeFree(key: string): EndTurn | null {
+    if (this.#tails.has(key)) return null;
+    return this.#claim(key, undefined);
+  }
+
+  /**
    * Waits for the turns taken before this one at `key` to end, at most until `deadline`
    * (performance.now() time); the function that ends this turn, or null when the deadline passed
    * first (the turn is given up: those after it do not wait for it).
    */
   async take(key: string, deadline: number): Promise<EndTurn | null> {
     const before = this.#tails.get(key);
-    let release: () => void = () => undefined;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = (before ?? Promise.resolve()).then(() => mine);
-    this.#tails.set(key, tail);
-    let ended = false;
-    const end: EndTurn = () => {
-      if (ended) return;
-      ended = true;
-      release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    };
+    const end = this.#claim(key, before);
     if (before !== undefined && !(await settledBy(before, deadline))) {
       end();
       return null;
     }
     return end;
+  }
+
+  /** Puts a turn at `key` after `before` (the turns already taken there); the function that ends it. */
+  #claim(key: string, before: Promise<void> | undefined): EndTurn {
+    let release: () => void = () => undefined;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = before === undefined ? mine : before.then(() => mine);
+    this.#tails.set(key, tail);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    };
   }
 }
 

@@ -21,10 +21,16 @@
  * them until the upload completes (they become the object) or is aborted (store/storage-uploads.ts). The quota counts current objects: a write naming a version id is
  * refused by the classification (operations.ts), a deletion of a version is counted by what the
  * current object was before and is after.
+ *
+ * PutObject and form uploads into a bucket with plenty of room take none of this when their
+ * process has leased room for them (leases.ts): admitted in memory, they hold their key only in
+ * this process, and are recorded after the client's answer (record-queue.ts,
+ * store/storage-records.ts), ordered against other processes' writes of the key by when each was
+ * in flight; a record that cannot be ordered so is settled by asking the store (#observe).
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { headerValue } from '../../protocol/headers.js';
+import { headerValue, type HeaderMap } from '../../protocol/headers.js';
 import { S3Error } from '../../protocol/errors.js';
 import { queryValue } from '../../protocol/query.js';
 import type { Logger } from '../../observability/logger.js';
@@ -37,8 +43,17 @@ import {
   type StorageChange,
   type UsageScope,
 } from '../../store/usage-scopes.js';
-import { keptOf, type KeptSizes, type ObjectRef } from '../../store/storage-objects.js';
+import {
+  keptOf,
+  stampClock,
+  type KeptSizes,
+  type ObjectRef,
+  type WriteStamp,
+} from '../../store/storage-objects.js';
+import type { StorageLeases } from '../../store/storage-leases.js';
+import { CLOCK_MARGIN_MICROS, type StorageRecords, type WriteRecord } from '../../store/storage-records.js';
 import type { StorageReservations } from '../../store/storage-reservations.js';
+import { objectPath } from '../../protocol/paths.js';
 import type { StorageUploadsStore, UploadRef } from '../../store/storage-uploads.js';
 import { isInBucket, type Authorised, type InBucket, type Planned } from '../stages.js';
 import { announcesBody } from '../upstream/body.js';
@@ -47,6 +62,8 @@ import type { CompletionQuota } from '../upstream/completion.js';
 import { customerKeyHeaders, headObject, objectSize } from '../upstream/probe.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { KeyTurns, type EndTurn } from './key-turns.js';
+import { LeaseBook, type Admission } from './leases.js';
+import { RecordQueue } from './record-queue.js';
 
 /**
  * Sends a write; `beforeAnswer`, when given, is to run with the store's status before the client
@@ -59,6 +76,25 @@ export interface StorageQuotaOptions {
   readonly keyWaitMs?: number;
   /** Pauses between attempts to record a write the database did not take at once. */
   readonly settleRetryDelaysMs?: readonly number[];
+  /**
+   * Where uploads are admitted from leased room and recorded after the answer (PutObject and form
+   * uploads); without, every counted write takes the exact path.
+   */
+  readonly leased?: { readonly leases: StorageLeases; readonly records: StorageRecords };
+}
+
+/** How often a doubtful record's key is asked of the store before it is left to a recount. */
+const OBSERVATIONS_AT_MOST = 3;
+/** How long after a doubtful record its key is asked of the store: the writes' intervals then lie apart. */
+const OBSERVE_AFTER_MS = (2 * CLOCK_MARGIN_MICROS) / 1000;
+
+/**
+ * A record of this process: the headers of the upload's request (a HEAD of its object needs their
+ * SSE-C key), and how often its key was observed.
+ */
+interface LeasedRecord extends WriteRecord {
+  readonly requestHeaders: HeaderMap;
+  readonly observations: number;
 }
 
 const KEY_WAIT_MS = 30_000;
@@ -160,6 +196,8 @@ export class StorageQuotas {
    */
   readonly #inFlight = new Map<string, EndTurn>();
   readonly #turns = new KeyTurns();
+  readonly #leases: LeaseBook | null = null;
+  readonly #records: RecordQueue<LeasedRecord> | null = null;
 
   constructor(
     reservations: StorageReservations,
@@ -177,11 +215,36 @@ export class StorageQuotas {
     this.#logger = logger;
     this.#keyWaitMs = options.keyWaitMs ?? KEY_WAIT_MS;
     this.#settleRetryDelaysMs = options.settleRetryDelaysMs ?? SETTLE_RETRY_DELAYS_MS;
+    if (options.leased !== undefined) {
+      const leases = new LeaseBook(options.leased.leases, instanceId, logger);
+      this.#leases = leases;
+      this.#records = new RecordQueue<LeasedRecord>(options.leased.records, logger, {
+        onDoubt: (record) => this.#observeLater(record),
+        onWritten: () => leases.reached(),
+        retryDelaysMs: this.#settleRetryDelaysMs,
+      });
+    }
   }
 
-  /** The reservations the writes of this process hold now. */
+  /** The reservations the writes of this process hold now, and its leases. */
   inFlight(): string[] {
-    return [...this.#inFlight.keys()];
+    return [...this.#inFlight.keys(), ...(this.#leases?.ids() ?? [])];
+  }
+
+  /** The database answered this process (its heartbeat): its leases may be used. */
+  databaseReached(): void {
+    this.#leases?.reached();
+  }
+
+  /**
+   * Admits nothing more from leases, writes the records waiting and gives the leases back (at
+   * shutdown, once the requests are over).
+   */
+  async close(): Promise<void> {
+    if (this.#leases === null || this.#records === null) return;
+    this.#leases.close();
+    await this.#records.flush();
+    await this.#reservations.release(this.#leases.ids());
   }
 
   /** The quotas the request's bucket is counted under: none when no quota applies. */
@@ -203,7 +266,7 @@ export class StorageQuotas {
     if (quotas.length === 0 || !isInBucket(stage)) return send();
     switch (stage.operation.name) {
       case 'PutObject':
-        return this.#upload(stage, quotas, uploadLength(stage), send);
+        return this.#upload(stage, quotas, uploadLength(stage), send, true);
       case 'UploadPart':
         return this.#part(stage, quotas, uploadLength(stage), send);
       case 'CreateMultipartUpload':
@@ -221,7 +284,7 @@ export class StorageQuotas {
   formUpload(stage: Planned, fileLength: number, send: SendWrite): Promise<void> {
     const quotas = this.quotasOf(stage);
     if (quotas.length === 0 || !isInBucket(stage)) return send();
-    return this.#upload(stage, quotas, fileLength, send);
+    return this.#upload(stage, quotas, fileLength, send, true);
   }
 
   /**
@@ -249,6 +312,7 @@ export class StorageQuotas {
     if (quotas.length === 0 || !isInBucket(stage)) return send();
     const upload = uploadOf(stage);
     const object = objectOf(stage);
+    const sentFrom = stampClock();
     let held: Held = { id: null };
     let previous: number | null = null;
     let assembled: number | null = null;
@@ -280,7 +344,8 @@ export class StorageQuotas {
             // next count of the bucket rather than counted as a deletion.
             const size = assembled ?? (await this.#storedSize(stage).catch(() => undefined)) ?? undefined;
             const change = size === undefined ? NO_CHANGE : replacing(size, previous);
-            const kept = size === undefined ? untouched(object, held) : keptOf(object, size);
+            const kept =
+              size === undefined ? untouched(object, held) : keptOf(object, size, this.#stamp(sentFrom));
             return this.#record(stage, id, () => this.#uploads.settleCompletion(id, upload, change, kept));
           },
         }),
@@ -293,27 +358,39 @@ export class StorageQuotas {
     if (quotas.length === 0 || !isInBucket(stage)) return send(this.#upstream);
     const scopes = quotas.map((quota) => quota.scope);
     const hold = async (keys: readonly string[]): Promise<KeyHold> => {
+      const sentFrom = stampClock();
       const { ids, sizes: before } = await this.#holdKeys(stage, scopes, { bucket: stage.bucket, keys });
       return {
         before,
         settle: (freed, sizes) =>
           this.#record(stage, ids, () =>
-            this.#reservations.settle(ids, freed, { bucket: stage.bucket, sizes }),
+            this.#reservations.settle(ids, freed, {
+              bucket: stage.bucket,
+              sizes,
+              stamp: this.#stamp(sentFrom),
+            }),
           ),
       };
     };
     await send(new CountedDeletions(this.#upstream, stage.bucket, hold));
   }
 
-  /** PutObject, a form upload or CopyObject of `length` bytes. */
+  /**
+   * PutObject, a form upload or CopyObject of `length` bytes; the first two (`leasable`) from a
+   * lease when it has room for them.
+   */
   async #upload(
     stage: Counted,
     quotas: readonly ScopeQuota[],
     length: number,
     send: SendWrite,
+    leasable = false,
   ): Promise<void> {
+    const admission = leasable ? (this.#leases?.admit(quotas, stage.bucket, length) ?? null) : null;
+    if (admission !== null) return this.#leasedUpload(stage, admission, length, send);
     const key = objectKey(stage.bucket, stage.key);
     const object = objectOf(stage);
+    const sentFrom = stampClock();
     const reserved = await this.#reserve(stage, quotas, { bytes: length, objects: 1 }, key, object);
     // Not now: what the key holds may change before its turn (another write holds it), or, without
     // the sizes kept, it was reserved as a new object, which replacing one may fit (an overwrite, a
@@ -332,12 +409,116 @@ export class StorageQuotas {
         await send((status) =>
           this.#record(stage, id, () =>
             succeeded(status)
-              ? this.#reservations.settle(id, change, keptOf(object, length))
+              ? this.#reservations.settle(id, change, keptOf(object, length, this.#stamp(sentFrom)))
               : this.#reservations.settle(id, NO_CHANGE, untouched(object, held)),
           ),
         );
       },
     );
+  }
+
+  /**
+   * An upload admitted from a lease: sent holding its turn at its key in this process only, and
+   * recorded after the client's answer; its turn ends once the record is written.
+   */
+  async #leasedUpload(stage: Counted, admission: Admission, length: number, send: SendWrite): Promise<void> {
+    const records = this.#records as RecordQueue<LeasedRecord>;
+    const key = objectKey(stage.bucket, stage.key);
+    // Most uploads find their key free: taken without the promises of #turnsAt.
+    let endTurn = this.#turns.takeFree(key) ?? undefined;
+    if (endTurn === undefined) {
+      try {
+        [endTurn] = await this.#turnsAt(stage, [key], performance.now() + this.#keyWaitMs);
+      } catch (error) {
+        this.#leases?.unadmit(admission);
+        throw error;
+      }
+    }
+    const from = stampClock();
+    let bytes: number | undefined;
+    let until: number | undefined;
+    try {
+      await send((status) => {
+        until = stampClock();
+        if (succeeded(status)) bytes = length;
+        return Promise.resolve();
+      });
+    } finally {
+      const record: LeasedRecord = {
+        bucket: stage.bucket,
+        key: stage.key,
+        scopes: admission.scopes,
+        bytes,
+        stamp: { writer: this.#instanceId, from, until: until ?? stampClock() },
+        lease: { id: admission.lease, room: admission.room },
+        requestHeaders: stage.headers,
+        observations: 0,
+      };
+      records.add(record, endTurn ?? (() => undefined));
+    }
+  }
+
+  /**
+   * A record of this process changed nothing because another write to its key may have come after
+   * it: once the writes' intervals lie apart, the store is asked what the key holds, and that is
+   * recorded like a write (an observation), a few times at most.
+   */
+  #observeLater(record: LeasedRecord): void {
+    if (record.observations >= OBSERVATIONS_AT_MOST) {
+      this.#logger.warn(
+        { bucket: record.bucket },
+        'writes to one key from several processes at once left its size in doubt; recount the bucket',
+      );
+      return;
+    }
+    setTimeout(() => {
+      this.#observe(record).catch((error: unknown) => {
+        this.#logger.warn(
+          { err: error, bucket: record.bucket },
+          'could not ask the store what a key holds after writes to it from several processes; recount the bucket',
+        );
+      });
+    }, OBSERVE_AFTER_MS).unref();
+  }
+
+  async #observe(record: LeasedRecord): Promise<void> {
+    const records = this.#records as RecordQueue<LeasedRecord>;
+    const key = objectKey(record.bucket, record.key);
+    records.hurry();
+    const end = await this.#turns.take(key, performance.now() + this.#keyWaitMs);
+    if (end === null) return this.#observeLater({ ...record, observations: record.observations + 1 });
+    try {
+      const from = stampClock();
+      const answer = await this.#upstream.connection.call(
+        {
+          method: 'HEAD',
+          path: objectPath(record.bucket, record.key),
+          query: [],
+          headers: customerKeyHeaders(record.requestHeaders, 'object'),
+        },
+        { maxBytes: 0 },
+      );
+      const until = stampClock();
+      const size =
+        answer.status === 404 ? null : objectSize({ status: answer.status, headers: answer.headers });
+      if (answer.status !== 404 && size === null)
+        throw new Error(`the store answered ${answer.status} to a HEAD of the key`);
+      const observation = {
+        ...record,
+        bytes: size,
+        stamp: { writer: this.#instanceId, from, until },
+        lease: null,
+        observations: record.observations + 1,
+      };
+      await new Promise<void>((resolve) => records.add(observation, resolve));
+    } finally {
+      end();
+    }
+  }
+
+  /** The stamp of a write of this process sent at `from` and answered now. */
+  #stamp(from: number): WriteStamp {
+    return { writer: this.#instanceId, from, until: stampClock() };
   }
 
   /**
@@ -400,6 +581,7 @@ export class StorageQuotas {
   /** DeleteObject: what is gone is what the key held before less what it holds after. */
   async #deletion(stage: Counted, quotas: readonly ScopeQuota[], send: SendWrite): Promise<void> {
     const object = objectOf(stage);
+    const sentFrom = stampClock();
     const held = await this.#holdKey(stage, quotas, objectKey(stage.bucket, stage.key), object);
     const id = held.id;
     if (id === null) return send();
@@ -416,7 +598,11 @@ export class StorageQuotas {
             // hid); deleting the key leaves nothing. What the store does not tell changes nothing.
             const after = version ? await this.#storedSize(stage) : null;
             if (after === undefined) return this.#reservations.settle(id, NO_CHANGE, untouched(object, held));
-            return this.#reservations.settle(id, replacing(after, before), keptOf(object, after));
+            return this.#reservations.settle(
+              id,
+              replacing(after, before),
+              keptOf(object, after, this.#stamp(sentFrom)),
+            );
           }),
         );
       },
@@ -455,9 +641,14 @@ export class StorageQuotas {
     const id = newId();
     this.#track([id], await this.#turnsAt(stage, [key], deadline));
     try {
-      const reservation = await this.#waitForKey(stage, deadline, () =>
-        this.#reservations.reserve(this.#instanceId, quotas, change, key, id, object),
-      );
+      const ask = () =>
+        this.#waitForKey(stage, deadline, () =>
+          this.#reservations.reserve(this.#instanceId, quotas, change, key, id, object),
+        );
+      let reservation = await ask();
+      // Room this process leased and has not used may be what is missing: given back, asked again.
+      if (reservation.outcome === 'over' && (await this.#leases?.giveBack(quotas)) === true)
+        reservation = await ask();
       if (reservation.outcome === 'held' && reservation.id !== null)
         return reservation.replaced === undefined ? { id } : { id, replaced: reservation.replaced };
       this.#untrack([id]);
@@ -512,7 +703,12 @@ export class StorageQuotas {
   async #turnsAt(stage: Planned, keys: readonly string[], deadline: number): Promise<EndTurn[]> {
     const ends = new Map<string, EndTurn>();
     for (const key of [...new Set(keys)].sort()) {
-      const end = await this.#turns.take(key, deadline);
+      let end = this.#turns.takeFree(key);
+      if (end === null) {
+        // The turn may end only with a record of an upload from a lease: written now, not later.
+        this.#records?.hurry();
+        end = await this.#turns.take(key, deadline);
+      }
       if (end === null) {
         for (const taken of ends.values()) taken();
         throw new S3Error('KeyWriteInProgress');

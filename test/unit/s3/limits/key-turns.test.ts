@@ -40,4 +40,18 @@ describe('KeyTurns', () => {
     end?.();
     expect(turns.size).toBe(0);
   });
+
+  it("gives a free key's turn at once, and none while the key is taken", async () => {
+    const turns = new KeyTurns();
+    const free = turns.takeFree('k');
+    expect(free).not.toBeNull();
+    expect(turns.takeFree('k')).toBeNull();
+    const waiting = turns.take('k', far());
+    free?.();
+    const next = await waiting;
+    expect(next).not.toBeNull();
+    next?.();
+    expect(turns.size).toBe(0);
+    expect(turns.takeFree('k')).not.toBeNull();
+  });
 });

@@ -1,0 +1,230 @@
+/**
+ * The room this process holds in leases (store/storage-leases.ts), one per set of counted scopes,
+ * and the uploads it admits from them in memory: an upload whose whole length, and one object,
+ * fit what its lease has left is admitted with no statement on its path. That length is the most
+ * it can add to what is stored, so the quota holds as it does for an upload that reserved its
+ * room. An upload that does not fit takes the exact path, and the lease asks for more room in the
+ * background once half of it is used (or it had none).
+ *
+ * A lease is trusted only while this process has reached the database recently: the others
+ * forget a process silent for FORGOTTEN_AFTER_MS and release its reservations, leases included,
+ * and a process cut off from the database must not go on admitting from room it may no longer
+ * hold. Its leases are dropped then, and new ones taken once the database answers again.
+ */
+// Times come from the global `performance` (node:perf_hooks' own object), whose clock tests can fake.
+import type { Logger } from '../../observability/logger.js';
+import { newId } from '../../security/ids.js';
+import { FORGOTTEN_AFTER_MS } from '../../store/instances.js';
+import type { StorageLeases } from '../../store/storage-leases.js';
+import type { ScopeQuota, StorageChange, UsageScope } from '../../store/usage-scopes.js';
+
+/** The most room one lease asks for at a time. */
+const LEASE_BYTES = 64 * 1024 * 1024;
+const LEASE_OBJECTS = 4096;
+/** A lease smaller than this is not worth holding: the scopes are near their quota. */
+const LEAST_LEASE_BYTES = 1024 * 1024;
+/** After a lease was refused, how long before it is asked for again. */
+const REFUSED_RETRY_MS = 1_000;
+/** Leases are used while the database answered this process this recently. */
+const TRUSTED_FOR_MS = FORGOTTEN_AFTER_MS / 3;
+
+/** An upload admitted from a lease: which, and the room it took. */
+export interface Admission {
+  readonly lease: string;
+  readonly scopes: readonly UsageScope[];
+  readonly room: StorageChange;
+}
+
+interface Lease {
+  readonly id: string;
+  readonly quotas: readonly ScopeQuota[];
+  readonly scopes: readonly UsageScope[];
+  /** Room not yet admitted. */
+  bytes: number;
+  objects: number;
+  /** The room of the last grant (refilled once half of it is used). */
+  granted: StorageChange;
+  taking: boolean;
+  refusedAt: number;
+}
+
+function laneOf(quotas: readonly ScopeQuota[]): string {
+  return quotas
+    .map((quota) => quota.scope)
+    .sort()
+    .join(' ');
+}
+
+function sameQuotas(a: readonly ScopeQuota[], b: readonly ScopeQuota[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((quota, index) => {
+      const other = b[index];
+      return (
+        other !== undefined &&
+        other.scope === quota.scope &&
+        other.maxBytes === quota.maxBytes &&
+        other.maxObjects === quota.maxObjects
+      );
+    })
+  );
+}
+
+export class LeaseBook {
+  readonly #store: StorageLeases;
+  readonly #instanceId: string;
+  readonly #logger: Logger;
+  readonly #leases = new Map<string, Lease>();
+  /** Leases replaced (their quotas changed, or trust was lost), released with the others at close. */
+  readonly #retired: string[] = [];
+  #reachedAt = Number.NEGATIVE_INFINITY;
+  #closed = false;
+
+  constructor(store: StorageLeases, instanceId: string, logger: Logger) {
+    this.#store = store;
+    this.#instanceId = instanceId;
+    this.#logger = logger;
+  }
+
+  /** The database answered this process (a heartbeat, a lease or a record written). */
+  reached(): void {
+    this.#reachedAt = performance.now();
+  }
+
+  /** The ids of every lease this process holds or held (their rows are its until close). */
+  ids(): string[] {
+    return [...[...this.#leases.values()].map((lease) => lease.id), ...this.#retired];
+  }
+
+  /**
+   * Admits an upload of `length` bytes into `bucket` under `quotas` from its lease, or null (the
+   * exact path then): no lease yet, not enough room left in it, or the database not reached lately.
+   */
+  admit(quotas: readonly ScopeQuota[], bucket: string, length: number): Admission | null {
+    if (this.#closed) return null;
+    if (performance.now() - this.#reachedAt > TRUSTED_FOR_MS) {
+      this.#retireAll();
+      return null;
+    }
+    const lane = laneOf(quotas);
+    let lease = this.#leases.get(lane);
+    if (lease !== undefined && !sameQuotas(lease.quotas, quotas)) {
+      this.#retire(lane, lease);
+      lease = undefined;
+    }
+    if (lease === undefined) {
+      lease = {
+        id: newId(),
+        quotas,
+        scopes: quotas.map((quota) => quota.scope),
+        bytes: 0,
+        objects: 0,
+        granted: { bytes: 0, objects: 0 },
+        taking: false,
+        refusedAt: Number.NEGATIVE_INFINITY,
+      };
+      this.#leases.set(lane, lease);
+    }
+    if (lease.bytes < length || lease.objects < 1) {
+      this.#take(lease, bucket);
+      return null;
+    }
+    lease.bytes -= length;
+    lease.objects -= 1;
+    if (lease.bytes < lease.granted.bytes / 2 || lease.objects < lease.granted.objects / 2)
+      this.#take(lease, bucket);
+    return { lease: lease.id, scopes: lease.scopes, room: { bytes: length, objects: 1 } };
+  }
+
+  /** An admitted upload that was never sent: its room goes back to its lease (if still held). */
+  unadmit(admission: Admission): void {
+    for (const lease of this.#leases.values()) {
+      if (lease.id !== admission.lease) continue;
+      lease.bytes += admission.room.bytes;
+      lease.objects += admission.room.objects;
+    }
+  }
+
+  /**
+   * Gives the room not yet admitted of the lease under `quotas` back to its scopes, before the
+   * exact path asks them again for room they refused. Whether there was any.
+   */
+  async giveBack(quotas: readonly ScopeQuota[]): Promise<boolean> {
+    const lease = this.#leases.get(laneOf(quotas));
+    if (lease === undefined || (lease.bytes <= 0 && lease.objects <= 0)) return false;
+    const room = { bytes: lease.bytes, objects: lease.objects };
+    lease.bytes = 0;
+    lease.objects = 0;
+    lease.refusedAt = performance.now();
+    await this.#store.giveBack(lease.id, room);
+    return true;
+  }
+
+  /** Admits nothing more; the leases' rows stay until their records are written (release them then). */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** Asks for more room for `lease` in the background, one request at a time, not soon after a refusal. */
+  #take(lease: Lease, bucket: string): void {
+    if (lease.taking || performance.now() - lease.refusedAt < REFUSED_RETRY_MS) return;
+    lease.taking = true;
+    this.#store
+      .take(
+        this.#instanceId,
+        lease.id,
+        lease.quotas,
+        bucket,
+        { bytes: LEASE_BYTES, objects: LEASE_OBJECTS },
+        LEAST_LEASE_BYTES,
+      )
+      .then(
+        async (granted) => {
+          this.reached();
+          if (granted.bytes === 0) {
+            // Near a quota (or the bucket's sizes not known): what is left goes back to the exact path.
+            lease.refusedAt = performance.now();
+            const room = { bytes: lease.bytes, objects: lease.objects };
+            lease.bytes = 0;
+            lease.objects = 0;
+            await this.#store.giveBack(lease.id, room);
+            return;
+          }
+          lease.bytes += granted.bytes;
+          lease.objects += granted.objects;
+          lease.granted = granted;
+        },
+        (error: unknown) => {
+          lease.refusedAt = performance.now();
+          this.#logger.warn(
+            { err: error },
+            'could not lease room under a storage quota; uploads take the exact path',
+          );
+        },
+      )
+      .catch((error: unknown) => {
+        this.#logger.warn(
+          { err: error },
+          'could not give unused leased room back; it is released at shutdown',
+        );
+      })
+      .finally(() => {
+        lease.taking = false;
+      });
+  }
+
+  #retire(lane: string, lease: Lease): void {
+    this.#leases.delete(lane);
+    this.#retired.push(lease.id);
+    const room = { bytes: lease.bytes, objects: lease.objects };
+    lease.bytes = 0;
+    lease.objects = 0;
+    this.#store.giveBack(lease.id, room).catch((error: unknown) => {
+      this.#logger.warn({ err: error }, 'could not give unused leased room back; it is released at shutdown');
+    });
+  }
+
+  #retireAll(): void {
+    for (const [lane, lease] of [...this.#leases]) this.#retire(lane, lease);
+  }
+}

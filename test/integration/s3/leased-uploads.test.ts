@@ -1,0 +1,256 @@
+import { rmSync } from 'node:fs';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newId } from '../../../src/security/ids.js';
+import { forgetOldTombstones, stampClock } from '../../../src/store/storage-objects.js';
+import { CLOCK_MARGIN_MICROS } from '../../../src/store/storage-records.js';
+import { bucketScope } from '../../../src/store/usage-scopes.js';
+import { ControlClient, login } from '../../support/control-plane.js';
+import { realPostgresFor } from '../../support/database.js';
+import { eventually } from '../../support/eventually.js';
+import {
+  startTestGateway,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  type TestGateway,
+} from '../../support/gateway.js';
+import { pathStyleClient } from '../../support/s3/clients.js';
+import { startRecordingBackend, type RecordingBackend } from '../../support/s3/recording-backend.js';
+import { bucketWithQuota, held, storeHolds as storeHoldsOf, usageOf } from '../../support/storage-usage.js';
+
+/**
+ * Uploads into a bucket with plenty of room under its quota are admitted from room the process
+ * leased in advance, hold no key in the database, and are recorded after the client's answer
+ * (store/storage-leases.ts, store/storage-records.ts, s3/limits/leases.ts): the counts still end
+ * at what the store holds.
+ */
+let backend: RecordingBackend;
+let gw: TestGateway;
+let admin: ControlClient;
+let s3: S3Client;
+
+const LARGE_QUOTA = 2 ** 40;
+const MIB = 1024 * 1024;
+
+beforeAll(async () => {
+  backend = await startRecordingBackend();
+  gw = await startTestGateway(backend.env);
+  admin = await login(gw.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+  s3 = pathStyleClient(gw);
+});
+afterAll(async () => {
+  await gw?.stop();
+  await backend?.stop();
+});
+beforeEach(() => {
+  backend.requests.length = 0;
+});
+
+const put = (bucket: string, key: string, size: number) =>
+  s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.alloc(size, 120) }));
+const sql = () => gw.gateway.context.store.db.sql;
+/** The HEADs of objects of `bucket` the store received since the test began. */
+const objectHeads = (bucket: string) =>
+  backend.requests
+    .filter((request) => request.method === 'HEAD' && request.target.startsWith(`/${bucket}/`))
+    .map((request) => request.target)
+    .filter((target) => target !== `/${bucket}/`);
+
+/** The room the process's lease under the bucket's quota holds now (0: none). */
+async function leasedRoom(bucket: string): Promise<number> {
+  const [row] = await sql()<{ bytes: string | null }[]>`
+    SELECT sum(bytes)::text AS bytes FROM storage_reservations
+    WHERE held_key IS NULL AND ${bucketScope(bucket)} = ANY(scopes)`;
+  return Number(row?.bytes ?? 0);
+}
+
+/** Uploads one object, then waits until the process holds a lease for the bucket. */
+async function leaseFor(bucket: string): Promise<void> {
+  await put(bucket, 'first.bin', 100);
+  await eventually(`a lease for ${bucket}`, async () => (await leasedRoom(bucket)) > 0);
+}
+
+/** The bucket's counted usage once nothing waits to be recorded (the lease's room aside). */
+async function settledUsage(bucket: string, bytes: number, objects: number): Promise<void> {
+  let last: unknown;
+  await eventually(
+    () => `usage of ${bucket} to hold ${bytes} bytes in ${objects} objects; last ${JSON.stringify(last)}`,
+    async () => {
+      const usage = await usageOf(admin, bucket);
+      last = usage;
+      return usage?.storedBytes === bytes && usage.storedObjects === objects;
+    },
+  );
+}
+
+describe('uploads into a bucket with plenty of room under its quota', () => {
+  it('are admitted from a lease and counted once recorded, as the store holds them', async () => {
+    await bucketWithQuota(admin, 'leased-many', { maxBytes: LARGE_QUOTA });
+    await leaseFor('leased-many');
+    const sizes = Array.from({ length: 24 }, (_, index) => 1000 + index);
+    await Promise.all(sizes.map((size, index) => put('leased-many', `object-${index}.bin`, size)));
+
+    const total = 100 + sizes.reduce((sum, size) => sum + size, 0);
+    await settledUsage('leased-many', total, 25);
+    expect(await storeHoldsOf(gw, 'leased-many')).toEqual({ bytes: total, objects: 25 });
+    // The lease's room is reserved for uploads to come; nothing else is.
+    const usage = await usageOf(admin, 'leased-many');
+    expect(usage?.reservedBytes).toBe(await leasedRoom('leased-many'));
+    expect(objectHeads('leased-many')).toEqual([]);
+  });
+
+  it('count overwrites from one process by what they replace', async () => {
+    await bucketWithQuota(admin, 'leased-overwrites', { maxBytes: LARGE_QUOTA });
+    await leaseFor('leased-overwrites');
+    await put('leased-overwrites', 'same.bin', 1000);
+    await put('leased-overwrites', 'same.bin', 300);
+    await put('leased-overwrites', 'same.bin', 700);
+    await put('leased-overwrites', 'first.bin', 50);
+    await settledUsage('leased-overwrites', 750, 2);
+    expect(await storeHoldsOf(gw, 'leased-overwrites')).toEqual({ bytes: 750, objects: 2 });
+  });
+
+  it('do not wait for a key another instance holds, and ask the store what it holds once the writes are over', async () => {
+    await bucketWithQuota(admin, 'leased-held', { maxBytes: LARGE_QUOTA });
+    await leaseFor('leased-held');
+    // As another instance does while a write of its exact path (a copy, a deletion) is under way.
+    const other = newId();
+    const hold = newId();
+    await sql()`INSERT INTO gateway_instances (id) VALUES (${other}::uuid)`;
+    await sql()`
+      INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
+      VALUES (${hold}::uuid, ${other}::uuid, ${[bucketScope('leased-held')]}::text[], 0, 0, 'object:leased-held/k.bin')`;
+
+    // An upload of the exact path would wait for the hold (and end in 503 SlowDown).
+    const room = await leasedRoom('leased-held');
+    await put('leased-held', 'k.bin', 4000);
+    // Its record gives its room back to the lease, and counts nothing while the key is held.
+    await eventually('the record of k.bin', async () => (await leasedRoom('leased-held')) === room - 4000);
+    expect(await usageOf(admin, 'leased-held')).toMatchObject({ storedBytes: 100, storedObjects: 1 });
+    await sql()`DELETE FROM storage_reservations WHERE id = ${hold}::uuid`;
+
+    await settledUsage('leased-held', 4100, 2);
+    expect(objectHeads('leased-held')).toEqual(['/leased-held/k.bin']);
+  });
+
+  it('give their unused leased room back when an upload of the exact path needs it', async () => {
+    const quota = 17 * MIB;
+    await bucketWithQuota(admin, 'leased-near', { maxBytes: quota });
+    await leaseFor('leased-near');
+    expect(await leasedRoom('leased-near')).toBeGreaterThanOrEqual(MIB);
+
+    // Fits beside what is stored, not beside what is stored and leased.
+    const large = quota - 100 - MIB / 2;
+    await put('leased-near', 'large.bin', large);
+    await settledUsage('leased-near', 100 + large, 2);
+    expect(await storeHoldsOf(gw, 'leased-near')).toEqual({ bytes: 100 + large, objects: 2 });
+  });
+});
+
+describe('the records of a key', () => {
+  /** Writes one record of `key` and returns the doubtful ones (storage-records.ts). */
+  const record = (
+    bucket: string,
+    key: string,
+    bytes: number | null,
+    writer: string,
+    from: number,
+    until: number,
+  ) =>
+    gw.gateway.context.store.storageRecords.write([
+      { bucket, key, scopes: [bucketScope(bucket)], bytes, stamp: { writer, from, until }, lease: null },
+    ]);
+
+  it('are ordered by when their writes were in flight: later ones replace, stale ones and overlapping ones change nothing', async () => {
+    await bucketWithQuota(admin, 'ordered', { maxBytes: LARGE_QUOTA });
+    const [x, y, z] = [newId(), newId(), newId()];
+    const second = 1_000_000;
+    const start = 1_800_000_000 * second;
+
+    expect(await record('ordered', 'k', 10, x, start, start + second)).toEqual([]);
+    expect(await usageOf(admin, 'ordered')).toEqual(held(10, 1));
+    // Another process's write sent after the first was answered (beyond the clocks' margin).
+    const later = start + 2 * second + CLOCK_MARGIN_MICROS;
+    expect(await record('ordered', 'k', 30, y, later, later + second)).toEqual([]);
+    expect(await usageOf(admin, 'ordered')).toEqual(held(30, 1));
+    // A late record of a write answered before that one was sent: the store holds the later one.
+    expect(await record('ordered', 'k', 50, x, start + second, start + second + 10)).toEqual([]);
+    expect(await usageOf(admin, 'ordered')).toEqual(held(30, 1));
+    // Overlapping the last write: left to the store's answer.
+    expect(await record('ordered', 'k', 70, z, later + second / 2, later + 2 * second)).toEqual([0]);
+    expect(await usageOf(admin, 'ordered')).toEqual(held(30, 1));
+    // The same process's next write, right after its last: a deletion, which leaves a tombstone.
+    expect(await record('ordered', 'k', null, y, later + second, later + 3 * second)).toEqual([]);
+    expect(await usageOf(admin, 'ordered')).toEqual(held(0, 0));
+    // A write from before the deletion, recorded late, does not bring the object back.
+    expect(await record('ordered', 'k', 90, z, later - second, later)).toEqual([]);
+    expect(await usageOf(admin, 'ordered')).toEqual(held(0, 0));
+  });
+});
+
+describe('the tombstones deletions leave', () => {
+  it('go once they are an hour old', async () => {
+    expect((await admin.post('/v1/buckets', { name: 'tombstones' })).status).toBe(201);
+    const now = stampClock();
+    const hour = 3_600_000_000;
+    const writer = newId();
+    for (const [key, until] of [
+      ['old', now - hour - 1_000_000],
+      ['recent', now - hour + 60_000_000],
+    ] as const)
+      await sql()`
+        INSERT INTO storage_objects (bucket, object_key, bytes, writer, written_from, written_until)
+        VALUES ('tombstones', ${key}, NULL, ${writer}::uuid, ${until - 1000}, ${until})`;
+    await sql()`INSERT INTO storage_objects (bucket, object_key, bytes) VALUES ('tombstones', 'mark', NULL)`;
+
+    expect(await forgetOldTombstones(sql())).toBeGreaterThanOrEqual(1);
+    const left = await sql()<{ object_key: string }[]>`
+      SELECT object_key FROM storage_objects WHERE bucket = 'tombstones' ORDER BY object_key`;
+    expect(left.map((row) => row.object_key)).toEqual(['mark', 'recent']);
+  });
+});
+
+// Its database is read after the gateway stopped: a real PostgreSQL server outlives it.
+const postgres = realPostgresFor('the test of leases given back at shutdown');
+
+describe.runIf(postgres)('a gateway that stops', () => {
+  it('records what its uploads left and gives its leases back first', async () => {
+    const own = await startTestGateway(backend.env);
+    let stopped = false;
+    try {
+      const client = await login(own.controlUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      await bucketWithQuota(client, 'leased-stop', { maxBytes: LARGE_QUOTA });
+      const ownS3 = pathStyleClient(own);
+      const ownPut = (key: string, size: number) =>
+        ownS3.send(new PutObjectCommand({ Bucket: 'leased-stop', Key: key, Body: Buffer.alloc(size, 1) }));
+      await ownPut('first.bin', 100);
+      const db = own.database?.connect(1);
+      if (db === undefined) throw new Error('expected a real database');
+      try {
+        const leased = async () => {
+          const [row] = await db.sql<{ count: number }[]>`
+            SELECT count(*)::int AS count FROM storage_reservations WHERE held_key IS NULL`;
+          return row?.count ?? 0;
+        };
+        await eventually('a lease', async () => (await leased()) > 0);
+        await Promise.all([ownPut('a.bin', 1000), ownPut('b.bin', 2000)]);
+        await own.gateway.stop();
+        stopped = true;
+
+        expect(await leased()).toBe(0);
+        const [usage] = await db.sql<{ stored: string; objects: string; reserved: string }[]>`
+          SELECT stored_bytes::text AS stored, stored_objects::text AS objects, reserved_bytes::text AS reserved
+          FROM storage_usage WHERE scope = ${bucketScope('leased-stop')}`;
+        expect(usage).toEqual({ stored: '3100', objects: '3', reserved: '0' });
+      } finally {
+        await db.close();
+      }
+    } finally {
+      // Stopped here to read its database afterwards; own.stop() would read its store (the log audit).
+      if (stopped) {
+        await own.database?.drop();
+        rmSync(own.config.dataDir, { recursive: true, force: true });
+      } else await own.stop();
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../../../src/observability/logger.js';
+import { LeaseBook } from '../../../../src/s3/limits/leases.js';
+import type { StorageLeases } from '../../../../src/store/storage-leases.js';
+import type { ScopeQuota, StorageChange } from '../../../../src/store/usage-scopes.js';
+
+const QUOTAS: ScopeQuota[] = [{ scope: 'bucket:photos', maxBytes: 2 ** 40, maxObjects: null }];
+
+/** The database's side of leases: grants what `grants` says in turn, and notes what comes back. */
+function fakeLeases(grants: StorageChange[]) {
+  const taken: string[] = [];
+  const givenBack: { id: string; room: StorageChange }[] = [];
+  let release: () => void = () => undefined;
+  const store = {
+    take: vi.fn(async (_instance: string, id: string) => {
+      taken.push(id);
+      const grant = grants.shift() ?? { bytes: 0, objects: 0 };
+      await new Promise<void>((resolve) => (release = resolve));
+      return grant;
+    }),
+    giveBack: vi.fn((id: string, room: StorageChange) => {
+      givenBack.push({ id, room });
+      return Promise.resolve();
+    }),
+  };
+  return {
+    store: store as unknown as StorageLeases,
+    taken,
+    givenBack,
+    /** Lets the request for room under way answer; resolves once the book took the answer. */
+    answer: async () => {
+      release();
+      await vi.advanceTimersByTimeAsync(0);
+    },
+  };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['performance', 'setTimeout', 'clearTimeout', 'Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the room a process leases', () => {
+  it('admits uploads that fit what the lease has left, and asks for more once half is used', async () => {
+    const leases = fakeLeases([
+      { bytes: 10_000, objects: 100 },
+      { bytes: 10_000, objects: 100 },
+    ]);
+    const book = new LeaseBook(leases.store, 'instance', createLogger('silent'));
+    book.reached();
+
+    // No lease yet: the exact path, while the first is asked for.
+    expect(book.admit(QUOTAS, 'photos', 100)).toBeNull();
+    await leases.answer();
+    const first = book.admit(QUOTAS, 'photos', 4_000);
+    expect(first).toMatchObject({ scopes: ['bucket:photos'], room: { bytes: 4_000, objects: 1 } });
+    expect(leases.taken).toHaveLength(1);
+    // 2,000 left of 10,000: more is asked for, and what is left is still admitted meanwhile.
+    expect(book.admit(QUOTAS, 'photos', 4_000)).not.toBeNull();
+    expect(leases.taken).toHaveLength(2);
+    expect(book.admit(QUOTAS, 'photos', 2_001)).toBeNull();
+    await leases.answer();
+    expect(book.admit(QUOTAS, 'photos', 2_001)).not.toBeNull();
+    expect(new Set(leases.taken)).toEqual(new Set([first?.lease]));
+    expect(book.ids()).toEqual([first?.lease]);
+  });
+
+  it('gives back an admission whose upload was never sent', async () => {
+    const leases = fakeLeases([{ bytes: 1_000, objects: 10 }]);
+    const book = new LeaseBook(leases.store, 'instance', createLogger('silent'));
+    book.reached();
+    book.admit(QUOTAS, 'photos', 1);
+    await leases.answer();
+    const admission = book.admit(QUOTAS, 'photos', 1_000);
+    expect(admission).not.toBeNull();
+    expect(book.admit(QUOTAS, 'photos', 1_000)).toBeNull();
+    if (admission !== null) book.unadmit(admission);
+    expect(book.admit(QUOTAS, 'photos', 1_000)).not.toBeNull();
+  });
+
+  it('gives what is left back when the scopes refuse more (near the quota), and asks again only later', async () => {
+    const leases = fakeLeases([{ bytes: 10_000, objects: 100 }]);
+    const book = new LeaseBook(leases.store, 'instance', createLogger('silent'));
+    book.reached();
+    book.admit(QUOTAS, 'photos', 1);
+    await leases.answer();
+    const admission = book.admit(QUOTAS, 'photos', 6_000);
+    // Under half left: asked for more, and refused.
+    await leases.answer();
+    expect(leases.givenBack).toEqual([{ id: admission?.lease, room: { bytes: 4_000, objects: 99 } }]);
+    expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
+    expect(leases.taken).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1_001);
+    book.reached();
+    expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
+    expect(leases.taken).toHaveLength(3);
+  });
+
+  it('starts a new lease when the quotas change, giving the old one back', async () => {
+    const leases = fakeLeases([
+      { bytes: 10_000, objects: 100 },
+      { bytes: 5_000, objects: 100 },
+    ]);
+    const book = new LeaseBook(leases.store, 'instance', createLogger('silent'));
+    book.reached();
+    book.admit(QUOTAS, 'photos', 1);
+    await leases.answer();
+    const old = book.admit(QUOTAS, 'photos', 1_000);
+    const lowered: ScopeQuota[] = [{ scope: 'bucket:photos', maxBytes: 50_000, maxObjects: null }];
+
+    expect(book.admit(lowered, 'photos', 1_000)).toBeNull();
+    expect(leases.givenBack).toEqual([{ id: old?.lease, room: { bytes: 9_000, objects: 99 } }]);
+    await leases.answer();
+    const fresh = book.admit(lowered, 'photos', 1_000);
+    expect(fresh?.lease).not.toBe(old?.lease);
+    expect(new Set(book.ids())).toEqual(new Set([old?.lease, fresh?.lease]));
+  });
+
+  it('admits nothing while the database has not answered lately, nor after close', async () => {
+    const leases = fakeLeases([
+      { bytes: 10_000, objects: 100 },
+      { bytes: 10_000, objects: 100 },
+    ]);
+    const book = new LeaseBook(leases.store, 'instance', createLogger('silent'));
+    expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
+    expect(leases.taken).toEqual([]);
+
+    book.reached();
+    book.admit(QUOTAS, 'photos', 1);
+    await leases.answer();
+    expect(book.admit(QUOTAS, 'photos', 1)).not.toBeNull();
+    // Ten seconds without an answer: the lease may have been released by the others.
+    await vi.advanceTimersByTimeAsync(10_001);
+    expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
+    expect(leases.givenBack).toHaveLength(1);
+
+    book.reached();
+    book.admit(QUOTAS, 'photos', 1);
+    await leases.answer();
+    expect(book.admit(QUOTAS, 'photos', 1)).not.toBeNull();
+    book.close();
+    expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
+  });
+});

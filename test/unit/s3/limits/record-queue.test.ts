@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../../../src/observability/logger.js';
+import { RecordQueue } from '../../../../src/s3/limits/record-queue.js';
+import type { StorageRecords, WriteRecord } from '../../../../src/store/storage-records.js';
+
+function recordOf(key: string): WriteRecord {
+  return {
+    bucket: 'photos',
+    key,
+    scopes: ['bucket:photos'],
+    bytes: 10,
+    stamp: { writer: 'w', from: 1, until: 2 },
+    lease: null,
+  };
+}
+
+/** The database's side: each statement answers with `answers` in turn (an Error: it fails). */
+function fakeRecords(answers: (number[] | Error)[]) {
+  const statements: string[][] = [];
+  const store = {
+    write: vi.fn((records: readonly WriteRecord[]) => {
+      statements.push(records.map((record) => record.key));
+      const answer = answers.shift() ?? [];
+      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+    }),
+  };
+  return { store: store as unknown as StorageRecords, statements };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the queue of records of uploads from leases', () => {
+  it('writes the records added together in one statement, then tells each it is written', async () => {
+    const records = fakeRecords([[1]]);
+    const doubted: string[] = [];
+    let written = 0;
+    const queue = new RecordQueue(records.store, createLogger('silent'), {
+      onDoubt: (record) => doubted.push(record.key),
+      onWritten: () => (written += 1),
+    });
+    const done: string[] = [];
+    for (const key of ['a', 'b', 'c']) queue.add(recordOf(key), () => done.push(key));
+    expect(records.statements).toEqual([]);
+
+    await vi.advanceTimersByTimeAsync(50);
+    expect(records.statements).toEqual([['a', 'b', 'c']]);
+    expect(done).toEqual(['a', 'b', 'c']);
+    expect(doubted).toEqual(['b']);
+    expect(written).toBe(1);
+  });
+
+  it('writes at once when hurried, and everything on flush', async () => {
+    const records = fakeRecords([]);
+    const queue = new RecordQueue(records.store, createLogger('silent'), {
+      onDoubt: () => undefined,
+      onWritten: () => undefined,
+    });
+    queue.add(recordOf('a'), () => undefined);
+    queue.hurry();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(records.statements).toEqual([['a']]);
+
+    queue.add(recordOf('b'), () => undefined);
+    await queue.flush();
+    expect(records.statements).toEqual([['a'], ['b']]);
+  });
+
+  it('lets what comes during a statement linger after it, unless a write hurries it', async () => {
+    let answer: () => void = () => undefined;
+    const statements: string[][] = [];
+    const store = {
+      write: (records: readonly WriteRecord[]) => {
+        statements.push(records.map((record) => record.key));
+        return new Promise<number[]>((resolve) => (answer = () => resolve([])));
+      },
+    } as unknown as StorageRecords;
+    const queue = new RecordQueue(store, createLogger('silent'), {
+      onDoubt: () => undefined,
+      onWritten: () => undefined,
+    });
+    queue.add(recordOf('a'), () => undefined);
+    await vi.advanceTimersByTimeAsync(50);
+    queue.add(recordOf('b'), () => undefined);
+    answer();
+    await vi.advanceTimersByTimeAsync(49);
+    expect(statements).toEqual([['a']]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(statements).toEqual([['a'], ['b']]);
+
+    queue.add(recordOf('c'), () => undefined);
+    queue.hurry();
+    answer();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(statements).toEqual([['a'], ['b'], ['c']]);
+  });
+
+  it('tries a statement again after pauses, and gives it up at last without holding its uploads', async () => {
+    const records = fakeRecords([new Error('down'), new Error('down'), new Error('down')]);
+    const queue = new RecordQueue(records.store, createLogger('silent'), {
+      onDoubt: () => undefined,
+      onWritten: () => undefined,
+      retryDelaysMs: [100, 200],
+    });
+    let done = false;
+    queue.add(recordOf('a'), () => (done = true));
+    await vi.advanceTimersByTimeAsync(50);
+    expect(records.statements).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(records.statements).toHaveLength(2);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(records.statements).toHaveLength(3);
+    expect(done).toBe(true);
+  });
+});
