@@ -11,11 +11,11 @@
  *   both far above what the load reaches, so every request is admitted by two token buckets;
  * - `quota`: the same organisation's bucket under a storage quota.
  *
- * Every side is held to the target: the gateway's CPU per request at most 5% above `none`. An
- * upload under a quota reserves room and holds its key in PostgreSQL, reading there the size of
- * the object it replaces, then records what the store holds (two statements, exact counting's
- * price, each shared with the uploads under way at the same moment): it is held to the target like
- * the rest, and the report says how far it is from it.
+ * Every side is held to the target: the gateway's CPU per request at most 5% above `none`. The
+ * quota (2^50 bytes) leaves plenty of room, so an upload under it is admitted from room its
+ * process leased and recorded after the answer, in a statement shared with the records of other
+ * uploads (s3/limits/leases.ts); it is held to the target like the rest, and the report says how
+ * far it is from it.
  */
 import { randomBytes } from 'node:crypto';
 import { addOrganisation } from '../test/support/control-plane.js';
@@ -287,9 +287,8 @@ async function measureLimits(settings: Settings, instances: Instances): Promise<
       'geometric mean of its two (limit on one instance / none on the other), in which what differs between the instances',
       'cancels; the other columns are medians over the runs of both instances. One pair of every side that is not kept',
       'comes first (the first runs after a change of scenario measured more).',
-      `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under a quota reserves room and holds its key,`,
-      'reading the size of the object it replaces, then records what the store holds: two statements in PostgreSQL,',
-      'each carrying the uploads of the gateway process under way at the same moment.',
+      `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under the quota is admitted from room its process`,
+      'leased in advance and recorded after the answer, in one statement with the records of the uploads around it.',
     ],
     data: results.map(({ scenario, pairs }) => ({
       scenario,
