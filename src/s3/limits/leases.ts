@@ -27,6 +27,8 @@ const LEAST_LEASE_BYTES = 1024 * 1024;
 const REFUSED_RETRY_MS = 1_000;
 /** Leases are used while the database answered this process this recently. */
 const TRUSTED_FOR_MS = FORGOTTEN_AFTER_MS / 3;
+/** A lease nothing was admitted from for this long goes back (its room is the others' again). */
+const IDLE_MS = 30_000;
 
 /** An upload admitted from a lease: which, and the room it took. */
 export interface Admission {
@@ -46,6 +48,9 @@ interface Lease {
   granted: StorageChange;
   taking: boolean;
   refusedAt: number;
+  /** When an upload was last admitted from it, and how many admitted are not recorded yet. */
+  usedAt: number;
+  unrecorded: number;
 }
 
 function laneOf(quotas: readonly ScopeQuota[]): string {
@@ -75,8 +80,11 @@ export class LeaseBook {
   readonly #instanceId: string;
   readonly #logger: Logger;
   readonly #leases = new Map<string, Lease>();
-  /** Leases replaced (their quotas changed, or trust was lost), released with the others at close. */
-  readonly #retired: string[] = [];
+  /**
+   * Leases that admit nothing more (idle, their quotas changed, or trust was lost), by id, until
+   * their rows are released (`retired`, `forget`).
+   */
+  readonly #retired = new Map<string, Lease>();
   #reachedAt = Number.NEGATIVE_INFINITY;
   #closed = false;
 
@@ -91,9 +99,31 @@ export class LeaseBook {
     this.#reachedAt = performance.now();
   }
 
-  /** The ids of every lease this process holds or held (their rows are its until close). */
+  /** The ids of every lease this process holds (its rows until they are released). */
   ids(): string[] {
-    return [...[...this.#leases.values()].map((lease) => lease.id), ...this.#retired];
+    return [...[...this.#leases.values()].map((lease) => lease.id), ...this.#retired.keys()];
+  }
+
+  /** Retires the leases nothing was admitted from lately. */
+  retireIdle(): void {
+    const now = performance.now();
+    for (const [lane, lease] of [...this.#leases])
+      if (lease.unrecorded === 0 && now - lease.usedAt > IDLE_MS) this.#retire(lane, lease);
+  }
+
+  /**
+   * The retired leases whose rows may go once the records waiting are written: every upload they
+   * admitted has been queued for its record, and none is asking for more room for them.
+   */
+  retired(): string[] {
+    return [...this.#retired.values()]
+      .filter((lease) => lease.unrecorded === 0 && !lease.taking)
+      .map((lease) => lease.id);
+  }
+
+  /** The rows of the leases `ids` were released. */
+  forget(ids: readonly string[]): void {
+    for (const id of ids) this.#retired.delete(id);
   }
 
   /**
@@ -122,6 +152,8 @@ export class LeaseBook {
         granted: { bytes: 0, objects: 0 },
         taking: false,
         refusedAt: Number.NEGATIVE_INFINITY,
+        usedAt: performance.now(),
+        unrecorded: 0,
       };
       this.#leases.set(lane, lease);
     }
@@ -131,18 +163,34 @@ export class LeaseBook {
     }
     lease.bytes -= length;
     lease.objects -= 1;
+    lease.usedAt = performance.now();
+    lease.unrecorded += 1;
     if (lease.bytes < lease.granted.bytes / 2 || lease.objects < lease.granted.objects / 2)
       this.#take(lease, bucket);
     return { lease: lease.id, scopes: lease.scopes, room: { bytes: length, objects: 1 } };
   }
 
-  /** An admitted upload that was never sent: its room goes back to its lease (if still held). */
+  /** An admitted upload that was never sent: its room goes back to its lease (if still in use). */
   unadmit(admission: Admission): void {
-    for (const lease of this.#leases.values()) {
-      if (lease.id !== admission.lease) continue;
-      lease.bytes += admission.room.bytes;
-      lease.objects += admission.room.objects;
-    }
+    const lease = this.#find(admission.lease);
+    if (lease === undefined) return;
+    lease.unrecorded -= 1;
+    if (this.#retired.has(lease.id)) return;
+    lease.bytes += admission.room.bytes;
+    lease.objects += admission.room.objects;
+  }
+
+  /** An admitted upload's record is queued: its room is given back by the record. */
+  recorded(admission: Admission): void {
+    const lease = this.#find(admission.lease);
+    if (lease !== undefined) lease.unrecorded -= 1;
+  }
+
+  #find(id: string): Lease | undefined {
+    const retired = this.#retired.get(id);
+    if (retired !== undefined) return retired;
+    for (const lease of this.#leases.values()) if (lease.id === id) return lease;
+    return undefined;
   }
 
   /**
@@ -213,15 +261,12 @@ export class LeaseBook {
       });
   }
 
+  /** Admits nothing more from `lease`; its row goes once its records are written (`retired`). */
   #retire(lane: string, lease: Lease): void {
     this.#leases.delete(lane);
-    this.#retired.push(lease.id);
-    const room = { bytes: lease.bytes, objects: lease.objects };
+    this.#retired.set(lease.id, lease);
     lease.bytes = 0;
     lease.objects = 0;
-    this.#store.giveBack(lease.id, room).catch((error: unknown) => {
-      this.#logger.warn({ err: error }, 'could not give unused leased room back; it is released at shutdown');
-    });
   }
 
   #retireAll(): void {

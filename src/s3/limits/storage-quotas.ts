@@ -83,9 +83,13 @@ export interface StorageQuotaOptions {
   readonly leased?: { readonly leases: StorageLeases; readonly records: StorageRecords };
 }
 
-/** How often a doubtful record's key is asked of the store before it is left to a recount. */
-const OBSERVATIONS_AT_MOST = 3;
-/** How long after a doubtful record its key is asked of the store: the writes' intervals then lie apart. */
+/**
+ * How often a doubtful record's key is asked of the store before it is left to a recount: the
+ * pauses double from OBSERVE_AFTER_MS, about half a minute in all (as long as a write waits for
+ * a key another holds).
+ */
+const OBSERVATIONS_AT_MOST = 6;
+/** How long after a doubtful record its key is first asked of the store: the writes' intervals then lie apart. */
 const OBSERVE_AFTER_MS = (2 * CLOCK_MARGIN_MICROS) / 1000;
 
 /**
@@ -198,6 +202,8 @@ export class StorageQuotas {
   readonly #turns = new KeyTurns();
   readonly #leases: LeaseBook | null = null;
   readonly #records: RecordQueue<LeasedRecord> | null = null;
+  /** Retired leases are being released (one release at a time). */
+  #releasing = false;
 
   constructor(
     reservations: StorageReservations,
@@ -231,9 +237,33 @@ export class StorageQuotas {
     return [...this.#inFlight.keys(), ...(this.#leases?.ids() ?? [])];
   }
 
-  /** The database answered this process (its heartbeat): its leases may be used. */
+  /**
+   * The database answered this process (its heartbeat): its leases may be used, and those idle or
+   * replaced go back.
+   */
   databaseReached(): void {
-    this.#leases?.reached();
+    if (this.#leases === null) return;
+    this.#leases.reached();
+    this.#leases.retireIdle();
+    if (!this.#releasing && this.#leases.retired().length > 0) {
+      this.#releasing = true;
+      this.#releaseRetired()
+        .catch((error: unknown) => {
+          this.#logger.warn({ err: error }, 'could not give leased storage room back; trying again');
+        })
+        .finally(() => {
+          this.#releasing = false;
+        });
+    }
+  }
+
+  /** Releases the rows of retired leases, once the records of their uploads are written. */
+  async #releaseRetired(): Promise<void> {
+    const leases = this.#leases as LeaseBook;
+    await this.#records?.flush();
+    const ids = leases.retired();
+    await this.#reservations.release(ids);
+    leases.forget(ids);
   }
 
   /**
@@ -455,6 +485,7 @@ export class StorageQuotas {
         observations: 0,
       };
       records.add(record, endTurn ?? (() => undefined));
+      this.#leases?.recorded(admission);
     }
   }
 
@@ -471,14 +502,17 @@ export class StorageQuotas {
       );
       return;
     }
-    setTimeout(() => {
-      this.#observe(record).catch((error: unknown) => {
-        this.#logger.warn(
-          { err: error, bucket: record.bucket },
-          'could not ask the store what a key holds after writes to it from several processes; recount the bucket',
-        );
-      });
-    }, OBSERVE_AFTER_MS).unref();
+    setTimeout(
+      () => {
+        this.#observe(record).catch((error: unknown) => {
+          this.#logger.warn(
+            { err: error, bucket: record.bucket },
+            'could not ask the store what a key holds after writes to it from several processes; recount the bucket',
+          );
+        });
+      },
+      OBSERVE_AFTER_MS * 2 ** record.observations,
+    ).unref();
   }
 
   async #observe(record: LeasedRecord): Promise<void> {

@@ -98,7 +98,7 @@ describe('the room a process leases', () => {
     expect(leases.taken).toHaveLength(3);
   });
 
-  it('starts a new lease when the quotas change, giving the old one back', async () => {
+  it('starts a new lease when the quotas change, and lets the old one go once its uploads are recorded', async () => {
     const leases = fakeLeases([
       { bytes: 10_000, objects: 100 },
       { bytes: 5_000, objects: 100 },
@@ -111,11 +111,16 @@ describe('the room a process leases', () => {
     const lowered: ScopeQuota[] = [{ scope: 'bucket:photos', maxBytes: 50_000, maxObjects: null }];
 
     expect(book.admit(lowered, 'photos', 1_000)).toBeNull();
-    expect(leases.givenBack).toEqual([{ id: old?.lease, room: { bytes: 9_000, objects: 99 } }]);
     await leases.answer();
     const fresh = book.admit(lowered, 'photos', 1_000);
     expect(fresh?.lease).not.toBe(old?.lease);
     expect(new Set(book.ids())).toEqual(new Set([old?.lease, fresh?.lease]));
+    // Its upload is not recorded yet: the old lease's row still holds that upload's room.
+    expect(book.retired()).toEqual([]);
+    if (old !== null) book.recorded(old);
+    expect(book.retired()).toEqual([old?.lease]);
+    book.forget([old?.lease as string]);
+    expect(book.ids()).toEqual([fresh?.lease]);
   });
 
   it('admits nothing while the database has not answered lately, nor after close', async () => {
@@ -134,7 +139,7 @@ describe('the room a process leases', () => {
     // Ten seconds without an answer: the lease may have been released by the others.
     await vi.advanceTimersByTimeAsync(10_001);
     expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
-    expect(leases.givenBack).toHaveLength(1);
+    expect(book.retired()).toEqual([]);
 
     book.reached();
     book.admit(QUOTAS, 'photos', 1);
@@ -142,5 +147,24 @@ describe('the room a process leases', () => {
     expect(book.admit(QUOTAS, 'photos', 1)).not.toBeNull();
     book.close();
     expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
+  });
+
+  it('retires a lease nothing was admitted from for half a minute, once its uploads are recorded', async () => {
+    const leases = fakeLeases([{ bytes: 10_000, objects: 100 }]);
+    const book = new LeaseBook(leases.store, 'instance', createLogger('silent'));
+    book.reached();
+    book.admit(QUOTAS, 'photos', 1);
+    await leases.answer();
+    const admission = book.admit(QUOTAS, 'photos', 1_000);
+    await vi.advanceTimersByTimeAsync(30_001);
+    book.reached();
+    book.retireIdle();
+    expect(book.retired()).toEqual([]);
+    if (admission !== null) book.recorded(admission);
+    book.retireIdle();
+    expect(book.retired()).toEqual([admission?.lease]);
+    // A new upload starts a new lease.
+    expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
+    expect(leases.taken).toHaveLength(2);
   });
 });
