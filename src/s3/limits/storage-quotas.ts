@@ -93,12 +93,24 @@ const OBSERVATIONS_AT_MOST = 6;
 const OBSERVE_AFTER_MS = (2 * CLOCK_MARGIN_MICROS) / 1000;
 
 /**
- * A record of this process: the headers of the upload's request (a HEAD of its object needs their
- * SSE-C key), and how often its key was observed.
+ * A record of this process: the SSE-C key headers a HEAD of its object needs (from the upload's
+ * request), and how often its key was observed.
  */
 interface LeasedRecord extends WriteRecord {
-  readonly requestHeaders: HeaderMap;
+  readonly customerKey: Readonly<Record<string, string>>;
   readonly observations: number;
+}
+
+const NO_CUSTOMER_KEY: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The SSE-C key headers of an upload's request, read only when it names an SSE-C algorithm: a
+ * record waits tens of milliseconds, and should not keep the request's headers alive meanwhile.
+ */
+function customerKeyOf(headers: HeaderMap): Readonly<Record<string, string>> {
+  return headers['x-amz-server-side-encryption-customer-algorithm'] === undefined
+    ? NO_CUSTOMER_KEY
+    : customerKeyHeaders(headers, 'object');
 }
 
 const KEY_WAIT_MS = 30_000;
@@ -481,7 +493,7 @@ export class StorageQuotas {
         bytes,
         stamp: { writer: this.#instanceId, from, until: until ?? stampClock() },
         lease: { id: admission.lease, room: admission.room },
-        requestHeaders: stage.headers,
+        customerKey: customerKeyOf(stage.headers),
         observations: 0,
       };
       records.add(record, endTurn ?? (() => undefined));
@@ -528,7 +540,7 @@ export class StorageQuotas {
           method: 'HEAD',
           path: objectPath(record.bucket, record.key),
           query: [],
-          headers: customerKeyHeaders(record.requestHeaders, 'object'),
+          headers: record.customerKey,
         },
         { maxBytes: 0 },
       );
