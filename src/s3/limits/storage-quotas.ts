@@ -60,7 +60,7 @@ import { announcesBody } from '../upstream/body.js';
 import { CountedDeletions, type KeyHold } from '../upstream/counted-deletions.js';
 import type { CompletionQuota } from '../upstream/completion.js';
 import { customerKeyHeaders, headObject, objectSize } from '../upstream/probe.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { StoreStatusHook, Upstream } from '../upstream/upstream.js';
 import { KeyTurns, type EndTurn } from './key-turns.js';
 import { LeaseBook, type Admission } from './leases.js';
 import { RecordQueue } from './record-queue.js';
@@ -69,7 +69,7 @@ import { RecordQueue } from './record-queue.js';
  * Sends a write; `beforeAnswer`, when given, is to run with the store's status before the client
  * hears it (a write that records nothing gives none, and its answer is not held up).
  */
-export type SendWrite = (beforeAnswer?: (status: number) => Promise<void>) => Promise<void>;
+export type SendWrite = (beforeAnswer?: StoreStatusHook) => Promise<void>;
 
 export interface StorageQuotaOptions {
   /** How long a write waits for another counted write to the same key before 503 SlowDown. */
@@ -480,10 +480,11 @@ export class StorageQuotas {
     let bytes: number | undefined;
     let until: number | undefined;
     try {
+      // Learns the status only: the client's answer does not wait for the record.
       await send((status) => {
         until = stampClock();
         if (succeeded(status)) bytes = length;
-        return Promise.resolve();
+        return undefined;
       });
     } finally {
       const record: LeasedRecord = {

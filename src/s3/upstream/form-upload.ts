@@ -12,7 +12,7 @@ import type { FormHead } from '../steps/form-fields.js';
 import { bodyFailureError } from './body.js';
 import { backendRequestOf } from './forward.js';
 import { FormFileStream } from './form-file.js';
-import type { Upstream } from './upstream.js';
+import type { StoreStatusHook, Upstream } from './upstream.js';
 
 /** Where the object is, as S3 puts it in a form's answer. */
 function locationOf(publicUrl: string, bucket: string, key: string): string {
@@ -63,7 +63,7 @@ export async function uploadForm(
   head: FormHead,
   upstream: Upstream,
   publicUrl: string,
-  beforeAnswer?: (status: number) => Promise<void>,
+  beforeAnswer?: StoreStatusHook,
 ): Promise<void> {
   const { exchange } = stage;
   const bucket = stage.bucket;

@@ -24,7 +24,7 @@ import { checksumHeaderName } from '../../sigv4/checksums.js';
 import type { ForwardHeaderChanges } from '../../sigv4/body-plan.js';
 import type { Planned } from '../stages.js';
 import { announcesBody, BodyStream, readBody } from './body.js';
-import type { Upstream } from './upstream.js';
+import type { StoreStatusHook, Upstream } from './upstream.js';
 
 const FORWARDED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
@@ -121,7 +121,7 @@ const BODY_METHODS: ReadonlySet<string> = new Set(['PUT', 'POST']);
 export async function forward(
   stage: Planned,
   upstream: Upstream,
-  beforeAnswer?: (status: number) => Promise<void>,
+  beforeAnswer?: StoreStatusHook,
 ): Promise<void> {
   const { exchange, body: plan } = stage;
   const extra: Record<string, string> = {};

@@ -50,10 +50,14 @@ export interface Forwarded {
   /**
    * Runs once the store's status is known, before the client hears anything: what the write
    * changed is recorded (storage quotas) before the client can send its next request. Must not
-   * reject. The store's answer waits meanwhile.
+   * reject. The store's answer waits for the promise it returns; one that returns nothing only
+   * learns the status (an upload recorded after the answer), and nothing waits.
    */
-  readonly beforeAnswer?: (status: number) => Promise<void>;
+  readonly beforeAnswer?: StoreStatusHook;
 }
+
+/** Learns the store's status before the client's answer; the answer waits for a promise it returns. */
+export type StoreStatusHook = (status: number) => Promise<void> | undefined;
 
 /** What forwarding needs of the process around it. */
 export class Upstream {
@@ -121,14 +125,14 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     headers: Record<string, string | string[] | undefined>,
   ): void {
     recordStoreAnswer(this.exchange, this.upstream.metrics, status, this.#startedAt);
-    const beforeAnswer = this.forwarded.beforeAnswer;
-    if (beforeAnswer === undefined) {
+    const waitFor = this.forwarded.beforeAnswer?.(status);
+    if (waitFor === undefined) {
       this.#answer(controller, status, headers);
       return;
     }
     this.#deferred = [];
     controller.pause();
-    void beforeAnswer(status).then(() => {
+    void waitFor.then(() => {
       const deferred = this.#deferred ?? [];
       this.#deferred = null;
       this.#answer(controller, status, headers);
