@@ -10,9 +10,11 @@
  * be missed; a recount corrects it.
  */
 import type { DeleteResult, ObjectStoreBackend } from '../../backend/object-store.js';
+import { newId } from '../../security/ids.js';
 import type { Sql } from '../../store/database.js';
 import type { Store } from '../../store/index.js';
 import type { BucketRecord, StorageQuota } from '../../store/records.js';
+import { stampClock } from '../../store/storage-objects.js';
 import type { BucketCount } from '../../store/storage-usage.js';
 import { bucketScope, organisationScope, type UsageScope } from '../../store/usage-scopes.js';
 import { quotaApplies } from './limit-rules.js';
@@ -127,7 +129,11 @@ export class StorageCounting {
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENT_LOOKUPS, keys.length) }, lookUp));
+    // The deleted keys keep tombstones stamped with this interval, so that a late record of an
+    // upload from a lease made before it does not count its object again (store/storage-records.ts).
+    const from = stampClock();
     const results = await remove();
+    const stamp = { writer: newId(), from, until: stampClock() };
     const change = { bytes: 0, objects: 0 };
     const gone = new Map<string, null>();
     for (const result of results) {
@@ -139,7 +145,7 @@ export class StorageCounting {
     }
     const scopes = [bucketScope(bucket.name), organisationScope(bucket.organisationId)];
     if (change.objects !== 0)
-      await this.#store.storageUsage.adjust(scopes, change, { bucket: bucket.name, sizes: gone });
+      await this.#store.storageUsage.adjust(scopes, change, { bucket: bucket.name, sizes: gone, stamp });
     return results;
   }
 
