@@ -200,12 +200,17 @@ export class LeaseBook {
   async giveBack(quotas: readonly ScopeQuota[]): Promise<boolean> {
     const lease = this.#leases.get(laneOf(quotas));
     if (lease === undefined || (lease.bytes <= 0 && lease.objects <= 0)) return false;
+    await this.#giveBackRest(lease);
+    return true;
+  }
+
+  /** Gives what `lease` has not admitted back to its scopes; it is not topped up again for a while. */
+  async #giveBackRest(lease: Lease): Promise<void> {
     const room = { bytes: lease.bytes, objects: lease.objects };
     lease.bytes = 0;
     lease.objects = 0;
     lease.refusedAt = performance.now();
     await this.#store.giveBack(lease.id, room);
-    return true;
   }
 
   /** Admits nothing more; the leases' rows stay until their records are written (release them then). */
@@ -229,15 +234,8 @@ export class LeaseBook {
       .then(
         async (granted) => {
           this.reached();
-          if (granted.bytes === 0) {
-            // Near a quota (or the bucket's sizes not known): what is left goes back to the exact path.
-            lease.refusedAt = performance.now();
-            const room = { bytes: lease.bytes, objects: lease.objects };
-            lease.bytes = 0;
-            lease.objects = 0;
-            await this.#store.giveBack(lease.id, room);
-            return;
-          }
+          // Near a quota (or the bucket's sizes not known): what is left goes back to the exact path.
+          if (granted.bytes === 0) return this.#giveBackRest(lease);
           lease.bytes += granted.bytes;
           lease.objects += granted.objects;
           lease.granted = granted;
@@ -251,10 +249,7 @@ export class LeaseBook {
         },
       )
       .catch((error: unknown) => {
-        this.#logger.warn(
-          { err: error },
-          'could not give unused leased room back; it is released at shutdown',
-        );
+        this.#logger.warn({ err: error }, 'could not give unused leased room back; it goes with the lease');
       })
       .finally(() => {
         lease.taking = false;

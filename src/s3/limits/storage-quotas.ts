@@ -53,13 +53,12 @@ import {
 import type { StorageLeases } from '../../store/storage-leases.js';
 import { CLOCK_MARGIN_MICROS, type StorageRecords, type WriteRecord } from '../../store/storage-records.js';
 import type { StorageReservations } from '../../store/storage-reservations.js';
-import { objectPath } from '../../protocol/paths.js';
 import type { StorageUploadsStore, UploadRef } from '../../store/storage-uploads.js';
 import { isInBucket, type Authorised, type InBucket, type Planned } from '../stages.js';
 import { announcesBody } from '../upstream/body.js';
 import { CountedDeletions, type KeyHold } from '../upstream/counted-deletions.js';
 import type { CompletionQuota } from '../upstream/completion.js';
-import { customerKeyHeaders, headObject, objectSize } from '../upstream/probe.js';
+import { askStore, customerKeyHeaders, headObject, objectSize } from '../upstream/probe.js';
 import type { StoreStatusHook, Upstream } from '../upstream/upstream.js';
 import { KeyTurns, type EndTurn } from './key-turns.js';
 import { LeaseBook, type Admission } from './leases.js';
@@ -536,18 +535,13 @@ export class StorageQuotas {
     if (end === null) return this.#observeLater({ ...record, observations: record.observations + 1 });
     try {
       const from = stampClock();
-      const answer = await this.#upstream.connection.call(
-        {
-          method: 'HEAD',
-          path: objectPath(record.bucket, record.key),
-          query: [],
-          headers: record.customerKey,
-        },
-        { maxBytes: 0 },
+      const answer = await askStore(
+        this.#upstream,
+        { bucket: record.bucket, key: record.key, versionId: null },
+        record.customerKey,
       );
       const until = stampClock();
-      const size =
-        answer.status === 404 ? null : objectSize({ status: answer.status, headers: answer.headers });
+      const size = answer.status === 404 ? null : objectSize(answer);
       if (answer.status !== 404 && size === null)
         throw new Error(`the store answered ${answer.status} to a HEAD of the key`);
       const observation = {

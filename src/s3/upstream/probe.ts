@@ -57,18 +57,30 @@ export async function headObject(
   location: ObjectLocation,
   headers: Readonly<Record<string, string>> = {},
 ): Promise<ProbeAnswer> {
+  try {
+    return await askStore(upstream, location, headers);
+  } catch (error) {
+    throw backendFailure(exchange, upstream, error);
+  }
+}
+
+/**
+ * The same HEAD outside any request (a record of an upload, checked later): a store that does not
+ * answer rejects with the connection's error, which no client hears.
+ */
+export async function askStore(
+  upstream: Upstream,
+  location: ObjectLocation,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<ProbeAnswer> {
   const spec = {
     method: 'HEAD',
     path: objectPath(location.bucket, location.key),
     query: location.versionId === null ? [] : [queryParameter('versionId', location.versionId)],
     headers,
   };
-  try {
-    const answer = await upstream.connection.call(spec, { maxBytes: 0 });
-    return { status: answer.status, headers: answer.headers };
-  } catch (error) {
-    throw backendFailure(exchange, upstream, error);
-  }
+  const answer = await upstream.connection.call(spec, { maxBytes: 0 });
+  return { status: answer.status, headers: answer.headers };
 }
 
 /**
