@@ -68,7 +68,8 @@ export class StorageRecords {
     // leases and sets of scopes are few: each is given once and named by its index.
     const writers = new Indices<string>();
     const leases = new Indices<string>();
-    const scopeSets = new Indices<string>();
+    // Records of one lease share its list of scopes: told apart by identity, joined once each.
+    const scopeSets = new Indices<readonly UsageScope[]>();
     const rows = records.map((record) => [
       record.bucket,
       record.key,
@@ -80,7 +81,7 @@ export class StorageRecords {
       record.lease === null ? null : leases.of(record.lease.id),
       record.lease?.room.bytes ?? 0,
       record.lease?.room.objects ?? 0,
-      scopeSets.of(record.scopes.join(' ')),
+      scopeSets.of(record.scopes),
     ]);
     const [row] = await this.#sql<{ doubtful: number[] | null }[]>`
       WITH writer AS (
@@ -91,7 +92,7 @@ export class StorageRecords {
       ),
       scope_set AS (
         SELECT (n - 1)::int AS index, string_to_array(scopes, ' ') AS scopes
-        FROM unnest(${scopeSets.values}::text[]) WITH ORDINALITY AS s (scopes, n)
+        FROM unnest(${scopeSets.values.map((scopes) => scopes.join(' '))}::text[]) WITH ORDINALITY AS s (scopes, n)
       ),
       given AS (
         SELECT (n - 1)::int AS entry, v->>0 AS bucket, v->>1 AS object_key, (v->>2)::int = 1 AS counts,

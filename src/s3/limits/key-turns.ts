@@ -10,9 +10,37 @@ import { performance } from 'node:perf_hooks';
 /** Ends a turn; calling it again does nothing. */
 export type EndTurn = () => void;
 
+/**
+ * A turn taken at a free key (`takeFree`, the common case): its promise is made only when another
+ * turn comes to wait for it, so an uncontended turn costs one small object.
+ */
+class FreeTurn {
+  #ended = false;
+  #done: Promise<void> | null = null;
+  #resolve: (() => void) | null = null;
+
+  /** Resolves once the turn has ended. */
+  get done(): Promise<void> {
+    this.#done ??= this.#ended
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          this.#resolve = resolve;
+        });
+    return this.#done;
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#resolve?.();
+  }
+}
+
 export class KeyTurns {
-  /** Per key, the promise that resolves once every turn taken so far has ended. */
-  readonly #tails = new Map<string, Promise<void>>();
+  /**
+   * Per key, the last turn taken: a free turn, or the promise that resolves once every turn taken
+   * so far has ended.
+   */
+  readonly #tails = new Map<string, Promise<void> | FreeTurn>();
 
   /** Keys with turns taken now (for tests and metrics). */
   get size(): number {
@@ -25,7 +53,12 @@ export class KeyTurns {
    */
   takeFree(key: string): EndTurn | null {
     if (this.#tails.has(key)) return null;
-    return this.#claim(key, undefined);
+    const turn = new FreeTurn();
+    this.#tails.set(key, turn);
+    return () => {
+      turn.end();
+      if (this.#tails.get(key) === turn) this.#tails.delete(key);
+    };
   }
 
   /**
@@ -34,7 +67,8 @@ export class KeyTurns {
    * first (the turn is given up: those after it do not wait for it).
    */
   async take(key: string, deadline: number): Promise<EndTurn | null> {
-    const before = this.#tails.get(key);
+    const last = this.#tails.get(key);
+    const before = last instanceof FreeTurn ? last.done : last;
     const end = this.#claim(key, before);
     if (before !== undefined && !(await settledBy(before, deadline))) {
       end();

@@ -85,6 +85,7 @@ export class LeaseBook {
    * their rows are released (`retired`, `forget`).
    */
   readonly #retired = new Map<string, Lease>();
+  readonly #lanes = new WeakMap<readonly ScopeQuota[], string>();
   #reachedAt = Number.NEGATIVE_INFINITY;
   #closed = false;
 
@@ -132,13 +133,14 @@ export class LeaseBook {
    */
   admit(quotas: readonly ScopeQuota[], bucket: string, length: number): Admission | null {
     if (this.#closed) return null;
-    if (performance.now() - this.#reachedAt > TRUSTED_FOR_MS) {
+    const now = performance.now();
+    if (now - this.#reachedAt > TRUSTED_FOR_MS) {
       this.#retireAll();
       return null;
     }
-    const lane = laneOf(quotas);
+    const lane = this.#laneOf(quotas);
     let lease = this.#leases.get(lane);
-    if (lease !== undefined && !sameQuotas(lease.quotas, quotas)) {
+    if (lease !== undefined && lease.quotas !== quotas && !sameQuotas(lease.quotas, quotas)) {
       this.#retire(lane, lease);
       lease = undefined;
     }
@@ -152,7 +154,7 @@ export class LeaseBook {
         granted: { bytes: 0, objects: 0 },
         taking: false,
         refusedAt: Number.NEGATIVE_INFINITY,
-        usedAt: performance.now(),
+        usedAt: now,
         unrecorded: 0,
       };
       this.#leases.set(lane, lease);
@@ -163,7 +165,7 @@ export class LeaseBook {
     }
     lease.bytes -= length;
     lease.objects -= 1;
-    lease.usedAt = performance.now();
+    lease.usedAt = now;
     lease.unrecorded += 1;
     if (lease.bytes < lease.granted.bytes / 2 || lease.objects < lease.granted.objects / 2)
       this.#take(lease, bucket);
@@ -186,6 +188,16 @@ export class LeaseBook {
     if (lease !== undefined) lease.unrecorded -= 1;
   }
 
+  /** The lane of `quotas`, remembered per list (StorageQuotas.quotasOf gives the same list to every request). */
+  #laneOf(quotas: readonly ScopeQuota[]): string {
+    let lane = this.#lanes.get(quotas);
+    if (lane === undefined) {
+      lane = laneOf(quotas);
+      this.#lanes.set(quotas, lane);
+    }
+    return lane;
+  }
+
   #find(id: string): Lease | undefined {
     const retired = this.#retired.get(id);
     if (retired !== undefined) return retired;
@@ -198,7 +210,7 @@ export class LeaseBook {
    * exact path asks them again for room they refused. Whether there was any.
    */
   async giveBack(quotas: readonly ScopeQuota[]): Promise<boolean> {
-    const lease = this.#leases.get(laneOf(quotas));
+    const lease = this.#leases.get(this.#laneOf(quotas));
     if (lease === undefined || (lease.bytes <= 0 && lease.objects <= 0)) return false;
     await this.#giveBackRest(lease);
     return true;

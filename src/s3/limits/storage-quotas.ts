@@ -34,6 +34,7 @@ import { headerValue, type HeaderMap } from '../../protocol/headers.js';
 import { S3Error } from '../../protocol/errors.js';
 import { queryValue } from '../../protocol/query.js';
 import type { Logger } from '../../observability/logger.js';
+import type { BucketRecord, StorageQuota } from '../../store/records.js';
 import { newId } from '../../security/ids.js';
 import {
   bucketScope,
@@ -171,6 +172,18 @@ function uploadOf(stage: Counted): UploadRef {
 
 const succeeded = (status: number): boolean => status < 300;
 
+const NO_QUOTAS: readonly ScopeQuota[] = Object.freeze([]);
+
+/** The quotas `bucket` is counted under, its organisation's storage limits being `organisation`. */
+function quotasUnder(bucket: BucketRecord, organisation: StorageQuota): readonly ScopeQuota[] {
+  const organisationCounted = organisation.maxBytes !== null || organisation.maxObjects !== null;
+  if (!organisationCounted && bucket.quota.maxBytes === null && bucket.quota.maxObjects === null)
+    return NO_QUOTAS;
+  const quotas: ScopeQuota[] = [{ scope: bucketScope(bucket.name), ...bucket.quota }];
+  if (organisationCounted) quotas.push({ scope: organisationScope(bucket.organisationId), ...organisation });
+  return Object.freeze(quotas);
+}
+
 /** A request to a bucket counted under a quota. */
 type Counted = InBucket<Planned>;
 
@@ -211,6 +224,14 @@ export class StorageQuotas {
    */
   readonly #inFlight = new Map<string, EndTurn>();
   readonly #turns = new KeyTurns();
+  /**
+   * Per bucket record (the access cache's, replaced when the bucket changes), its quotas under the
+   * organisation's storage limits they were worked out from.
+   */
+  readonly #quotasOfBucket = new WeakMap<
+    BucketRecord,
+    { readonly organisation: StorageQuota; readonly quotas: readonly ScopeQuota[] }
+  >();
   readonly #leases: LeaseBook | null = null;
   readonly #records: RecordQueue<LeasedRecord> | null = null;
   /** Retired leases are being released (one release at a time). */
@@ -288,16 +309,18 @@ export class StorageQuotas {
     await this.#reservations.release(this.#leases.ids());
   }
 
-  /** The quotas the request's bucket is counted under: none when no quota applies. */
-  quotasOf(stage: Authorised): ScopeQuota[] {
+  /**
+   * The quotas the request's bucket is counted under: none when no quota applies. The same list
+   * for every request while the cached records stay (leases.ts keys its leases by it).
+   */
+  quotasOf(stage: Authorised): readonly ScopeQuota[] {
     const bucket = stage.entry?.bucket;
-    if (bucket === undefined) return [];
+    if (bucket === undefined) return NO_QUOTAS;
     const organisation = stage.organisation.limits.storage;
-    const organisationCounted = organisation.maxBytes !== null || organisation.maxObjects !== null;
-    if (!organisationCounted && bucket.quota.maxBytes === null && bucket.quota.maxObjects === null) return [];
-    const quotas: ScopeQuota[] = [{ scope: bucketScope(bucket.name), ...bucket.quota }];
-    if (organisationCounted)
-      quotas.push({ scope: organisationScope(bucket.organisationId), ...organisation });
+    const known = this.#quotasOfBucket.get(bucket);
+    if (known?.organisation === organisation) return known.quotas;
+    const quotas = quotasUnder(bucket, organisation);
+    this.#quotasOfBucket.set(bucket, { organisation, quotas });
     return quotas;
   }
 
@@ -307,7 +330,7 @@ export class StorageQuotas {
     if (quotas.length === 0 || !isInBucket(stage)) return send();
     switch (stage.operation.name) {
       case 'PutObject':
-        return this.#upload(stage, quotas, uploadLength(stage), send, true);
+        return this.#upload(stage, quotas, uploadLength(stage), send);
       case 'UploadPart':
         return this.#part(stage, quotas, uploadLength(stage), send);
       case 'CreateMultipartUpload':
@@ -325,7 +348,7 @@ export class StorageQuotas {
   formUpload(stage: Planned, fileLength: number, send: SendWrite): Promise<void> {
     const quotas = this.quotasOf(stage);
     if (quotas.length === 0 || !isInBucket(stage)) return send();
-    return this.#upload(stage, quotas, fileLength, send, true);
+    return this.#upload(stage, quotas, fileLength, send);
   }
 
   /**
@@ -344,7 +367,7 @@ export class StorageQuotas {
     if (length === null) throw sourceRefusal(source.status);
     return stage.operation.name === 'UploadPartCopy'
       ? this.#part(stage, quotas, length, send)
-      : this.#upload(stage, quotas, length, send);
+      : this.#exactUpload(stage, quotas, length, send);
   }
 
   /** CompleteMultipartUpload: admitted by the size of its parts, recorded before the client hears it. */
@@ -416,19 +439,24 @@ export class StorageQuotas {
     await send(new CountedDeletions(this.#upstream, stage.bucket, hold));
   }
 
+  /** PutObject or a form upload of `length` bytes: from a lease when it has room for it. */
+  #upload(stage: Counted, quotas: readonly ScopeQuota[], length: number, send: SendWrite): Promise<void> {
+    const admission = this.#leases?.admit(quotas, stage.bucket, length) ?? null;
+    return admission === null
+      ? this.#exactUpload(stage, quotas, length, send)
+      : this.#leasedUpload(stage, admission, length, send);
+  }
+
   /**
-   * PutObject, a form upload or CopyObject of `length` bytes; the first two (`leasable`) from a
-   * lease when it has room for them.
+   * PutObject, a form upload or CopyObject of `length` bytes, with its room reserved in the
+   * database before it is sent and settled after.
    */
-  async #upload(
+  async #exactUpload(
     stage: Counted,
     quotas: readonly ScopeQuota[],
     length: number,
     send: SendWrite,
-    leasable = false,
   ): Promise<void> {
-    const admission = leasable ? (this.#leases?.admit(quotas, stage.bucket, length) ?? null) : null;
-    if (admission !== null) return this.#leasedUpload(stage, admission, length, send);
     const key = objectKey(stage.bucket, stage.key);
     const object = objectOf(stage);
     const sentFrom = stampClock();

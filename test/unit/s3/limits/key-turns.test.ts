@@ -54,4 +54,28 @@ describe('KeyTurns', () => {
     expect(turns.size).toBe(0);
     expect(turns.takeFree('k')).not.toBeNull();
   });
+
+  it("lines up the turns asked for while a free key's turn is held, in order", async () => {
+    const turns = new KeyTurns();
+    const order: string[] = [];
+    const free = turns.takeFree('k');
+    const second = turns.take('k', far()).then((end) => {
+      order.push('second');
+      return end;
+    });
+    const third = turns.take('k', far()).then((end) => {
+      order.push('third');
+      return end;
+    });
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    free?.();
+    free?.();
+    const secondEnd = await second;
+    expect(order).toEqual(['second']);
+    secondEnd?.();
+    (await third)?.();
+    expect(order).toEqual(['second', 'third']);
+    expect(turns.size).toBe(0);
+  });
 });
