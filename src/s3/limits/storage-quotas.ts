@@ -490,30 +490,48 @@ export class StorageQuotas {
    * An upload admitted from a lease: sent holding its turn at its key in this process only, and
    * recorded after the client's answer; its turn ends once the record is written.
    */
-  async #leasedUpload(stage: Counted, admission: Admission, length: number, send: SendWrite): Promise<void> {
-    const records = this.#records as RecordQueue<LeasedRecord>;
-    const key = objectKey(stage.bucket, stage.key);
-    // Most uploads find their key free: taken without the promises of #turnsAt.
-    let endTurn = this.#turns.takeFree(key) ?? undefined;
-    if (endTurn === undefined) {
-      try {
-        [endTurn] = await this.#turnsAt(stage, [key], performance.now() + this.#keyWaitMs);
-      } catch (error) {
-        this.#leases?.unadmit(admission);
-        throw error;
-      }
+  #leasedUpload(stage: Counted, admission: Admission, length: number, send: SendWrite): Promise<void> {
+    // Most uploads find their key free: taken at once, without the promises of #turnsAt.
+    const endTurn = this.#turns.takeFree(objectKey(stage.bucket, stage.key));
+    return endTurn === null
+      ? this.#leasedUploadAfterTurn(stage, admission, length, send)
+      : this.#sendLeased(stage, admission, length, send, endTurn);
+  }
+
+  /** A leased upload whose key another write of this process holds: sent once its turn comes. */
+  async #leasedUploadAfterTurn(
+    stage: Counted,
+    admission: Admission,
+    length: number,
+    send: SendWrite,
+  ): Promise<void> {
+    let endTurn: EndTurn | undefined;
+    try {
+      const key = objectKey(stage.bucket, stage.key);
+      [endTurn] = await this.#turnsAt(stage, [key], performance.now() + this.#keyWaitMs);
+    } catch (error) {
+      this.#leases?.unadmit(admission);
+      throw error;
     }
+    return this.#sendLeased(stage, admission, length, send, endTurn ?? (() => undefined));
+  }
+
+  /**
+   * Sends a leased upload holding its turn, and queues its record once the send is over, however
+   * it ended. Not an async function: the client's answer waits for the send alone, and the record
+   * rides on it.
+   */
+  #sendLeased(
+    stage: Counted,
+    admission: Admission,
+    length: number,
+    send: SendWrite,
+    endTurn: EndTurn,
+  ): Promise<void> {
     const from = stampClock();
     let bytes: number | undefined;
     let until: number | undefined;
-    try {
-      // Learns the status only: the client's answer does not wait for the record.
-      await send((status) => {
-        until = stampClock();
-        if (succeeded(status)) bytes = length;
-        return undefined;
-      });
-    } finally {
+    const queueRecord = (): void => {
       const record: LeasedRecord = {
         bucket: stage.bucket,
         key: stage.key,
@@ -524,9 +542,22 @@ export class StorageQuotas {
         customerKey: customerKeyOf(stage.headers),
         observations: 0,
       };
-      records.add(record, endTurn ?? (() => undefined));
+      (this.#records as RecordQueue<LeasedRecord>).add(record, endTurn);
       this.#leases?.recorded(admission);
+    };
+    let sent: Promise<void>;
+    try {
+      // Learns the status only: the client's answer does not wait for the record.
+      sent = send((status) => {
+        until = stampClock();
+        if (succeeded(status)) bytes = length;
+        return undefined;
+      });
+    } catch (error) {
+      sent = Promise.reject(error as Error);
     }
+    sent.then(queueRecord, queueRecord);
+    return sent;
   }
 
   /**

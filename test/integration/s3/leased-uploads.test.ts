@@ -15,6 +15,7 @@ import {
   type TestGateway,
 } from '../../support/gateway.js';
 import { pathStyleClient } from '../../support/s3/clients.js';
+import { sendRaw, signedHeaders } from '../../support/s3/raw-requests.js';
 import { startRecordingBackend, type RecordingBackend } from '../../support/s3/recording-backend.js';
 import { bucketWithQuota, held, storeHolds as storeHoldsOf, usageOf } from '../../support/storage-usage.js';
 
@@ -108,6 +109,37 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
     await put('leased-overwrites', 'first.bin', 50);
     await settledUsage('leased-overwrites', 750, 2);
     expect(await storeHoldsOf(gw, 'leased-overwrites')).toEqual({ bytes: 750, objects: 2 });
+  });
+
+  it('give the room of an upload the client abandons back, and free its key for the next', async () => {
+    await bucketWithQuota(admin, 'leased-abandoned', { maxBytes: LARGE_QUOTA });
+    await leaseFor('leased-abandoned');
+    const path = '/leased-abandoned/gone.bin';
+    const upstream = () => backend.requests.find((request) => request.target.startsWith(path));
+    const headers = await signedHeaders({
+      credential: gw.credential,
+      method: 'PUT',
+      baseUrl: gw.s3Url,
+      path,
+      payloadHash: 'UNSIGNED-PAYLOAD',
+      headers: {},
+    });
+    await sendRaw(gw.s3Url, {
+      method: 'PUT',
+      target: path,
+      headers,
+      body: Buffer.alloc(2 * MIB, 1),
+      abortAfterBytes: 512 * 1024,
+      abortWhen: () => eventually('the store receives the upload', () => (upstream()?.bodyBytes ?? 0) > 0),
+    });
+    await eventually('the store to see the upload abandoned', () => upstream()?.abandoned === true);
+
+    // Its turn at the key ended with its record: the next upload of the key goes at once.
+    await put('leased-abandoned', 'gone.bin', 300);
+    await settledUsage('leased-abandoned', 400, 2);
+    expect(await storeHoldsOf(gw, 'leased-abandoned')).toEqual({ bytes: 400, objects: 2 });
+    const usage = await usageOf(admin, 'leased-abandoned');
+    expect(usage?.reservedBytes).toBe(await leasedRoom('leased-abandoned'));
   });
 
   it('do not wait for a key another instance holds, and ask the store what it holds once the writes are over', async () => {
