@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../../src/observability/logger.js';
-import { RecordQueue } from '../../../../src/s3/limits/record-queue.js';
+import { LINGER_MS, RecordQueue } from '../../../../src/s3/limits/record-queue.js';
 import type { StorageRecords, WriteRecord } from '../../../../src/store/storage-records.js';
 
 function recordOf(key: string): WriteRecord {
@@ -47,7 +47,7 @@ describe('the queue of records of uploads from leases', () => {
     for (const key of ['a', 'b', 'c']) queue.add(recordOf(key), () => done.push(key));
     expect(records.statements).toEqual([]);
 
-    await vi.advanceTimersByTimeAsync(50);
+    await vi.advanceTimersByTimeAsync(LINGER_MS);
     expect(records.statements).toEqual([['a', 'b', 'c']]);
     expect(done).toEqual(['a', 'b', 'c']);
     expect(doubted).toEqual(['b']);
@@ -84,10 +84,10 @@ describe('the queue of records of uploads from leases', () => {
       onWritten: () => undefined,
     });
     queue.add(recordOf('a'), () => undefined);
-    await vi.advanceTimersByTimeAsync(50);
+    await vi.advanceTimersByTimeAsync(LINGER_MS);
     queue.add(recordOf('b'), () => undefined);
     answer();
-    await vi.advanceTimersByTimeAsync(49);
+    await vi.advanceTimersByTimeAsync(LINGER_MS - 1);
     expect(statements).toEqual([['a']]);
     await vi.advanceTimersByTimeAsync(1);
     expect(statements).toEqual([['a'], ['b']]);
@@ -108,7 +108,7 @@ describe('the queue of records of uploads from leases', () => {
     });
     let done = false;
     queue.add(recordOf('a'), () => (done = true));
-    await vi.advanceTimersByTimeAsync(50);
+    await vi.advanceTimersByTimeAsync(LINGER_MS);
     expect(records.statements).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(100);
     expect(records.statements).toHaveLength(2);
