@@ -41,6 +41,16 @@ export const LIMIT_KINDS = [
 ] as const;
 export type LimitKind = (typeof LIMIT_KINDS)[number];
 
+/**
+ * What became of the records of uploads admitted from leased room under a storage quota
+ * (s3/limits/record-queue.ts): written (counted), in_doubt (another process's write of the key may
+ * have come later, so the store is asked what the key holds), unresolved (still not known after the
+ * store was asked several times) and given_up (the database never took them). The last two leave a
+ * bucket's count off until it is recounted.
+ */
+export const QUOTA_RECORD_OUTCOMES = ['written', 'in_doubt', 'unresolved', 'given_up'] as const;
+export type QuotaRecordOutcome = (typeof QUOTA_RECORD_OUTCOMES)[number];
+
 /** A counter whose label values the compiler checks (each label typed by its closed set). */
 export type ClosedCounter<Labels extends Record<string, string>> = Omit<
   Counter<Extract<keyof Labels, string>>,
@@ -58,6 +68,7 @@ export const CLOSED_LABEL_VALUES: Readonly<Record<string, Readonly<Record<string
   gateway_backend_errors_total: { kind: BACKEND_ERROR_KINDS },
   gateway_organisation_bytes_total: { direction: BYTE_DIRECTIONS },
   gateway_organisation_limited_requests_total: { limit: LIMIT_KINDS },
+  gateway_quota_records_total: { outcome: QUOTA_RECORD_OUTCOMES },
 };
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -177,6 +188,14 @@ export class GatewayMetrics {
       'Storage requests refused by a tenant limit, per organisation (bounded like gateway_organisation_requests_total) ' +
       'and limit: organisation_rate and credential_rate (503 SlowDown), organisation_quota and bucket_quota (403 QuotaExceeded).',
     labelNames: ['organisation', 'limit'] as const,
+    registers: [this.registry],
+  });
+  readonly quotaRecords: ClosedCounter<{ outcome: QuotaRecordOutcome }> = new Counter({
+    name: 'gateway_quota_records_total',
+    help:
+      'Records of uploads admitted from leased room under a storage quota, by outcome: written, in_doubt (the store ' +
+      'is asked what the key holds), unresolved and given_up (the count stays off until the bucket is recounted).',
+    labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
   /*

@@ -155,6 +155,7 @@ export function createS3Listener(services: StorageServices): S3Listener {
     logger,
     {
       leased: { leases: store.storageLeases, records: store.storageRecords },
+      countRecords: (outcome, count) => metrics.quotaRecords.inc({ outcome }, count),
     },
   );
   const pipeline: Pipeline = {

@@ -23,8 +23,13 @@ const RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000];
 export interface RecordQueueOptions<R extends WriteRecord> {
   /** A record that changed nothing because another write to its key may have come after it. */
   readonly onDoubt: (record: R) => void;
-  /** A statement was written (the database answered). */
-  readonly onWritten: () => void;
+  /**
+   * A statement was written (the database answered): how many of its records it counted, and how
+   * many it left in doubt (each also given to onDoubt).
+   */
+  readonly onWritten: (counted: number, doubtful: number) => void;
+  /** Records the database did not take, the last retry included: they change nothing. */
+  readonly onGivenUp?: (count: number) => void;
   readonly retryDelaysMs?: readonly number[];
 }
 
@@ -94,6 +99,7 @@ export class RecordQueue<R extends WriteRecord> {
     const records = this.#records.splice(0, LARGEST);
     const done = this.#done.splice(0, LARGEST);
     const doubtful = await this.#write(records);
+    if (doubtful === null) this.#options.onGivenUp?.(records.length);
     for (const index of doubtful ?? []) {
       const record = records[index];
       if (record !== undefined) this.#options.onDoubt(record);
@@ -107,7 +113,7 @@ export class RecordQueue<R extends WriteRecord> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         const doubtful = await this.#store.write(records);
-        this.#options.onWritten();
+        this.#options.onWritten(records.length - doubtful.length, doubtful.length);
         return doubtful;
       } catch (error) {
         const pause = pauses[attempt];

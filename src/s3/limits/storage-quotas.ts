@@ -34,6 +34,7 @@ import { headerValue, type HeaderMap } from '../../protocol/headers.js';
 import { S3Error } from '../../protocol/errors.js';
 import { queryValue } from '../../protocol/query.js';
 import type { Logger } from '../../observability/logger.js';
+import type { QuotaRecordOutcome } from '../../observability/metrics.js';
 import type { BucketRecord, StorageQuota } from '../../store/records.js';
 import { newId } from '../../security/ids.js';
 import {
@@ -81,6 +82,8 @@ export interface StorageQuotaOptions {
    * uploads); without, every counted write takes the exact path.
    */
   readonly leased?: { readonly leases: StorageLeases; readonly records: StorageRecords };
+  /** Counts what became of the records of leased uploads (the metrics' gateway_quota_records_total). */
+  readonly countRecords?: (outcome: QuotaRecordOutcome, count: number) => void;
 }
 
 /**
@@ -234,6 +237,7 @@ export class StorageQuotas {
   >();
   readonly #leases: LeaseBook | null = null;
   readonly #records: RecordQueue<LeasedRecord> | null = null;
+  readonly #countRecords: (outcome: QuotaRecordOutcome, count: number) => void;
   /** Retired leases are being released (one release at a time). */
   #releasing = false;
 
@@ -253,12 +257,19 @@ export class StorageQuotas {
     this.#logger = logger;
     this.#keyWaitMs = options.keyWaitMs ?? KEY_WAIT_MS;
     this.#settleRetryDelaysMs = options.settleRetryDelaysMs ?? SETTLE_RETRY_DELAYS_MS;
+    const countRecords = options.countRecords ?? (() => undefined);
+    this.#countRecords = countRecords;
     if (options.leased !== undefined) {
       const leases = new LeaseBook(options.leased.leases, instanceId, logger);
       this.#leases = leases;
       this.#records = new RecordQueue<LeasedRecord>(options.leased.records, logger, {
         onDoubt: (record) => this.#observeLater(record),
-        onWritten: () => leases.reached(),
+        onWritten: (counted, doubtful) => {
+          leases.reached();
+          if (counted > 0) countRecords('written', counted);
+          if (doubtful > 0) countRecords('in_doubt', doubtful);
+        },
+        onGivenUp: (count) => countRecords('given_up', count),
         retryDelaysMs: this.#settleRetryDelaysMs,
       });
     }
@@ -567,6 +578,7 @@ export class StorageQuotas {
    */
   #observeLater(record: LeasedRecord): void {
     if (record.observations >= OBSERVATIONS_AT_MOST) {
+      this.#countRecords('unresolved', 1);
       this.#logger.warn(
         { bucket: record.bucket },
         'writes to one key from several processes at once left its size in doubt; recount the bucket',
@@ -576,6 +588,7 @@ export class StorageQuotas {
     setTimeout(
       () => {
         this.#observe(record).catch((error: unknown) => {
+          this.#countRecords('unresolved', 1);
           this.#logger.warn(
             { err: error, bucket: record.bucket },
             'could not ask the store what a key holds after writes to it from several processes; recount the bucket',

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { QUOTA_RECORD_OUTCOMES, type QuotaRecordOutcome } from '../../../src/observability/metrics.js';
 import { newId } from '../../../src/security/ids.js';
 import { forgetOldTombstones, stampClock } from '../../../src/store/storage-objects.js';
 import { CLOCK_MARGIN_MICROS } from '../../../src/store/storage-records.js';
@@ -8,6 +9,7 @@ import { bucketScope } from '../../../src/store/usage-scopes.js';
 import { ControlClient, login } from '../../support/control-plane.js';
 import { realPostgresFor } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
+import { metricValue, scrapeMetrics } from '../../support/metrics.js';
 import {
   startTestGateway,
   TEST_ADMIN_EMAIL,
@@ -57,6 +59,30 @@ const objectHeads = (bucket: string) =>
     .map((request) => request.target)
     .filter((target) => target !== `/${bucket}/`);
 
+const recordSeries = (outcome: QuotaRecordOutcome) => `gateway_quota_records_total{outcome="${outcome}"}`;
+
+/**
+ * How gateway_quota_records_total has moved by outcome since the scrape `before`, once it shows
+ * `written` more records written than then (records are counted once their statement is answered).
+ */
+async function recordsCounted(before: string, written: number): Promise<Record<QuotaRecordOutcome, number>> {
+  let moved = {} as Record<QuotaRecordOutcome, number>;
+  await eventually(
+    () => `${written} records counted as written; last ${JSON.stringify(moved)}`,
+    async () => {
+      const after = await scrapeMetrics(gw.metricsUrl);
+      moved = Object.fromEntries(
+        QUOTA_RECORD_OUTCOMES.map((outcome) => [
+          outcome,
+          metricValue(after, recordSeries(outcome)) - metricValue(before, recordSeries(outcome)),
+        ]),
+      ) as Record<QuotaRecordOutcome, number>;
+      return moved.written >= written;
+    },
+  );
+  return moved;
+}
+
 /** The room the process's lease under the bucket's quota holds now (0: none). */
 async function leasedRoom(bucket: string): Promise<number> {
   const [row] = await sql()<{ bytes: string | null }[]>`
@@ -88,11 +114,18 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
   it('are admitted from a lease and counted once recorded, as the store holds them', async () => {
     await bucketWithQuota(admin, 'leased-many', { maxBytes: LARGE_QUOTA });
     await leaseFor('leased-many');
+    const before = await scrapeMetrics(gw.metricsUrl);
     const sizes = Array.from({ length: 24 }, (_, index) => 1000 + index);
     await Promise.all(sizes.map((size, index) => put('leased-many', `object-${index}.bin`, size)));
 
     const total = 100 + sizes.reduce((sum, size) => sum + size, 0);
     await settledUsage('leased-many', total, 25);
+    expect(await recordsCounted(before, 24)).toEqual({
+      written: 24,
+      in_doubt: 0,
+      unresolved: 0,
+      given_up: 0,
+    });
     expect(await storeHoldsOf(gw, 'leased-many')).toEqual({ bytes: total, objects: 25 });
     // The lease's room is reserved for uploads to come; nothing else is.
     const usage = await usageOf(admin, 'leased-many');
@@ -155,6 +188,7 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
 
     // An upload of the exact path would wait for the hold (and end in 503 SlowDown).
     const room = await leasedRoom('leased-held');
+    const before = await scrapeMetrics(gw.metricsUrl);
     await put('leased-held', 'k.bin', 4000);
     // Its record gives its room back to the lease, and counts nothing while the key is held.
     await eventually('the record of k.bin', async () => (await leasedRoom('leased-held')) === room - 4000);
@@ -163,6 +197,10 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
 
     await settledUsage('leased-held', 4100, 2);
     expect(objectHeads('leased-held')).toEqual(['/leased-held/k.bin']);
+    // The record in doubt (again if the store was asked while the hold stood), then what the HEAD found.
+    const moved = await recordsCounted(before, 1);
+    expect(moved).toMatchObject({ written: 1, unresolved: 0, given_up: 0 });
+    expect(moved.in_doubt).toBeGreaterThanOrEqual(1);
   });
 
   it('give their unused leased room back when an upload of the exact path needs it', async () => {

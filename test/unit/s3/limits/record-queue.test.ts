@@ -38,10 +38,10 @@ describe('the queue of records of uploads from leases', () => {
   it('writes the records added together in one statement, then tells each it is written', async () => {
     const records = fakeRecords([[1]]);
     const doubted: string[] = [];
-    let written = 0;
+    const written: [number, number][] = [];
     const queue = new RecordQueue(records.store, createLogger('silent'), {
       onDoubt: (record) => doubted.push(record.key),
-      onWritten: () => (written += 1),
+      onWritten: (counted, doubtful) => written.push([counted, doubtful]),
     });
     const done: string[] = [];
     for (const key of ['a', 'b', 'c']) queue.add(recordOf(key), () => done.push(key));
@@ -51,7 +51,7 @@ describe('the queue of records of uploads from leases', () => {
     expect(records.statements).toEqual([['a', 'b', 'c']]);
     expect(done).toEqual(['a', 'b', 'c']);
     expect(doubted).toEqual(['b']);
-    expect(written).toBe(1);
+    expect(written).toEqual([[2, 1]]);
   });
 
   it('writes at once when hurried, and everything on flush', async () => {
@@ -101,9 +101,11 @@ describe('the queue of records of uploads from leases', () => {
 
   it('tries a statement again after pauses, and gives it up at last without holding its uploads', async () => {
     const records = fakeRecords([new Error('down'), new Error('down'), new Error('down')]);
+    const givenUp: number[] = [];
     const queue = new RecordQueue(records.store, createLogger('silent'), {
       onDoubt: () => undefined,
       onWritten: () => undefined,
+      onGivenUp: (count) => givenUp.push(count),
       retryDelaysMs: [100, 200],
     });
     let done = false;
@@ -116,5 +118,6 @@ describe('the queue of records of uploads from leases', () => {
     await vi.advanceTimersByTimeAsync(200);
     expect(records.statements).toHaveLength(3);
     expect(done).toBe(true);
+    expect(givenUp).toEqual([1]);
   });
 });
