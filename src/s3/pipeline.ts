@@ -13,7 +13,6 @@
  * 'request' and 'checkContinue', so `Expect: 100-continue` is answered only when a body is
  * actually wanted, after authentication and authorisation.
  */
-import { forgetOldTombstones } from '../store/storage-objects.js';
 import type http from 'node:http';
 import os from 'node:os';
 import { TLSSocket } from 'node:tls';
@@ -28,6 +27,7 @@ import { isS3Error, S3Error } from '../protocol/errors.js';
 import type { Store } from '../store/index.js';
 import { InstanceRegistry } from '../store/instances.js';
 import { LastUsedRecorder } from '../store/last-used.js';
+import { forgetOldTombstones } from '../store/storage-objects.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import type { BucketEntry } from '../store/access-cache.js';
 import type { CredentialRecord } from '../store/records.js';

@@ -92,7 +92,7 @@ async function eachAlone<Item, Result>(
 }
 
 /** The quotas a statement checks, as rows `wanted (scope, max_bytes, max_objects)`. */
-export function wantedQuotas(sql: Sql, quotas: readonly ScopeQuota[]): postgres.Fragment {
+function wantedQuotas(sql: Sql, quotas: readonly ScopeQuota[]): postgres.Fragment {
   return sql`unnest(
     ${quotas.map((quota) => quota.scope)}::text[],
     ${quotas.map((quota) => quota.maxBytes)}::bigint[],

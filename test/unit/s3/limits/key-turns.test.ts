@@ -4,19 +4,21 @@ import { KeyTurns } from '../../../../src/s3/limits/key-turns.js';
 
 const far = () => performance.now() + 60_000;
 
+/** Asks for a turn at 'k', and puts `name` in `order` when it comes. */
+function noted(turns: KeyTurns, order: string[], name: string) {
+  return turns.take('k', far()).then((end) => {
+    order.push(name);
+    return end;
+  });
+}
+
 describe('KeyTurns', () => {
   it('gives the turns at a key in the order they were asked for, other keys at once', async () => {
     const turns = new KeyTurns();
     const order: string[] = [];
     const first = await turns.take('k', far());
-    const second = turns.take('k', far()).then((end) => {
-      order.push('second');
-      return end;
-    });
-    const third = turns.take('k', far()).then((end) => {
-      order.push('third');
-      return end;
-    });
+    const second = noted(turns, order, 'second');
+    const third = noted(turns, order, 'third');
     const other = await turns.take('other', far());
     expect(other).not.toBeNull();
     expect(order).toEqual([]);
@@ -59,14 +61,8 @@ describe('KeyTurns', () => {
     const turns = new KeyTurns();
     const order: string[] = [];
     const free = turns.takeFree('k');
-    const second = turns.take('k', far()).then((end) => {
-      order.push('second');
-      return end;
-    });
-    const third = turns.take('k', far()).then((end) => {
-      order.push('third');
-      return end;
-    });
+    const second = noted(turns, order, 'second');
+    const third = noted(turns, order, 'third');
     await Promise.resolve();
     expect(order).toEqual([]);
     free?.();
