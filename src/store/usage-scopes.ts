@@ -28,3 +28,8 @@ export interface StorageChange {
 }
 
 export const NO_CHANGE: StorageChange = Object.freeze({ bytes: 0, objects: 0 });
+
+/** Whether any storage quota is set (the usage is then counted). */
+export function quotaApplies(quota: StorageQuota): boolean {
+  return quota.maxBytes !== null || quota.maxObjects !== null;
+}

@@ -43,11 +43,6 @@ function rateOf(
   return { requestsPerSecond, burst: burst ?? null };
 }
 
-/** Whether any storage quota is set (the usage is then counted). */
-export function quotaApplies(quota: StorageQuota): boolean {
-  return quota.maxBytes !== null || quota.maxObjects !== null;
-}
-
 /** Each of `quota`'s limits that exceeds `within`'s, as field errors under `prefix`. */
 export function quotaExcess(quota: StorageQuota, within: StorageQuota, prefix: string): FieldError[] {
   const errors: FieldError[] = [];

@@ -16,8 +16,7 @@ import type { Store } from '../../store/index.js';
 import type { BucketRecord, StorageQuota } from '../../store/records.js';
 import { stampClock } from '../../store/storage-objects.js';
 import type { BucketCount } from '../../store/storage-usage.js';
-import { bucketScope, organisationScope, type UsageScope } from '../../store/usage-scopes.js';
-import { quotaApplies } from './limit-rules.js';
+import { bucketScope, organisationScope, quotaApplies, type UsageScope } from '../../store/usage-scopes.js';
 
 /** ListObjectsV2's largest page. */
 const PAGE = 1000;

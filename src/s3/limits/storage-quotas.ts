@@ -41,6 +41,7 @@ import {
   bucketScope,
   NO_CHANGE,
   organisationScope,
+  quotaApplies,
   type ScopeQuota,
   type StorageChange,
   type UsageScope,
@@ -177,13 +178,11 @@ const succeeded = (status: number): boolean => status < 300;
 
 const NO_QUOTAS: readonly ScopeQuota[] = Object.freeze([]);
 
-/** The quotas `bucket` is counted under, its organisation's storage limits being `organisation`. */
+/** The quotas of a counted `bucket`, its organisation's storage limits being `organisation`. */
 function quotasUnder(bucket: BucketRecord, organisation: StorageQuota): readonly ScopeQuota[] {
-  const organisationCounted = organisation.maxBytes !== null || organisation.maxObjects !== null;
-  if (!organisationCounted && bucket.quota.maxBytes === null && bucket.quota.maxObjects === null)
-    return NO_QUOTAS;
   const quotas: ScopeQuota[] = [{ scope: bucketScope(bucket.name), ...bucket.quota }];
-  if (organisationCounted) quotas.push({ scope: organisationScope(bucket.organisationId), ...organisation });
+  if (quotaApplies(organisation))
+    quotas.push({ scope: organisationScope(bucket.organisationId), ...organisation });
   return Object.freeze(quotas);
 }
 
@@ -328,6 +327,7 @@ export class StorageQuotas {
     const bucket = stage.entry?.bucket;
     if (bucket === undefined) return NO_QUOTAS;
     const organisation = stage.organisation.limits.storage;
+    if (!quotaApplies(organisation) && !quotaApplies(bucket.quota)) return NO_QUOTAS;
     const known = this.#quotasOfBucket.get(bucket);
     if (known?.organisation === organisation) return known.quotas;
     const quotas = quotasUnder(bucket, organisation);
