@@ -9,13 +9,15 @@
  *   under, so every request passes the prefix check;
  * - `rates`: an organisation with a request rate limit over every instance and one per credential,
  *   both far above what the load reaches, so every request is admitted by two token buckets;
- * - `quota`: the same organisation's bucket under a storage quota.
+ * - `quota`: a bucket under a storage quota, in an organisation of its own without rate limits, so
+ *   that the row measures the quota alone;
+ * - `all`: every limit at once, as a tenant that has them all pays: a credential of the `rates`
+ *   organisation limited to the prefix, into a bucket of that organisation under a quota.
  *
- * Every side is held to the target: the gateway's CPU per request at most 5% above `none`. The
- * quota (2^50 bytes) leaves plenty of room, so an upload under it is admitted from room its
- * process leased and recorded after the answer, in a statement shared with the records of other
- * uploads (s3/limits/leases.ts); it is held to the target like the rest, and the report says how
- * far it is from it.
+ * Every side, `all` included, is held to the target: the gateway's CPU per request at most 5%
+ * above `none`. The quota (2^50 bytes) leaves plenty of room, so an upload under it is admitted
+ * from room its process leased and recorded after the answer, in a statement shared with the
+ * records of other uploads (s3/limits/leases.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { addOrganisation } from '../test/support/control-plane.js';
@@ -28,14 +30,15 @@ import type { Settings } from './settings.js';
 import { check } from './targets.js';
 import { probe, type ReplayRequest } from './wrk.js';
 
-type Side = 'none' | 'prefix' | 'rates' | 'quota';
+type Side = 'none' | 'prefix' | 'rates' | 'quota' | 'all';
 type LimitedSide = Exclude<Side, 'none'>;
-const SIDES: readonly Side[] = ['none', 'prefix', 'rates', 'quota'];
-const LIMITED: readonly LimitedSide[] = ['prefix', 'rates', 'quota'];
+const SIDES: readonly Side[] = ['none', 'prefix', 'rates', 'quota', 'all'];
+const LIMITED: readonly LimitedSide[] = ['prefix', 'rates', 'quota', 'all'];
 const LABELS: Readonly<Record<LimitedSide, string>> = {
   prefix: 'key limited to a prefix',
   rates: 'rate limits',
   quota: 'bucket under a quota',
+  all: 'all three at once',
 };
 /** The prefix the `prefix` side's credential is limited to: the benchmark's keys lie under it. */
 const PREFIX = 'bench/';
@@ -55,7 +58,13 @@ function keysOf(scenario: SmallScenario): string[] {
   return Array.from({ length: UPLOAD_KEYS }, (_, index) => `${PREFIX}upload-4k-${index}.bin`);
 }
 
-/** The tenants' targets: the gateway's own bucket and key, a prefix-scoped key, an organisation with limits. */
+/** A quota that leaves plenty of room: uploads under it are admitted from leased room. */
+const AMPLE_QUOTA = { maxBytes: 2 ** 50 };
+
+/**
+ * The tenants' targets: the gateway's own bucket and key; a prefix-scoped key; an organisation with
+ * rate limits; another with a bucket under a quota; and every limit at once.
+ */
 async function tenants(gateway: Gateway): Promise<Record<Side, Target>> {
   const admin = await gateway.control();
   const prefixed = await admin.createCredential('benchmark prefix', {
@@ -64,34 +73,50 @@ async function tenants(gateway: Gateway): Promise<Record<Side, Target>> {
     level: 'read-write',
   });
   const suffix = randomBytes(4).toString('hex');
-  const tenant = await addOrganisation(admin, `bench-limits-${suffix}`);
+  const rated = await addOrganisation(admin, `bench-rates-${suffix}`);
   await admin.call(
     'PATCH',
-    `/v1/organisation?organisationId=${tenant.organisationId}`,
+    `/v1/organisation?organisationId=${rated.organisationId}`,
     { limits: { requestsPerSecond: UNREACHED_RATE, requestBurst: UNREACHED_RATE } },
     200,
   );
-  await tenant.owner.call(
+  await rated.owner.call(
     'PATCH',
     '/v1/organisation',
     { limits: { credentialRequestsPerSecond: UNREACHED_RATE, credentialRequestBurst: UNREACHED_RATE } },
     200,
   );
-  const rated = `bench-rates-${suffix}`;
-  const quoted = `bench-quota-${suffix}`;
-  await tenant.owner.createBucket(rated);
-  await tenant.owner.createBucket(quoted);
-  await tenant.owner.call('PATCH', `/v1/buckets/${quoted}`, { quota: { maxBytes: 2 ** 50 } }, 200);
-  const credential = await tenant.owner.createCredential('benchmark limits', {
-    buckets: [rated, quoted],
+  const ratedBucket = `bench-rates-${suffix}`;
+  const allBucket = `bench-all-${suffix}`;
+  await rated.owner.createBucket(ratedBucket);
+  await rated.owner.createBucket(allBucket);
+  await rated.owner.call('PATCH', `/v1/buckets/${allBucket}`, { quota: AMPLE_QUOTA }, 200);
+  const ratedCredential = await rated.owner.createCredential('benchmark rates', {
+    buckets: [ratedBucket],
     level: 'read-write',
   });
+  const allCredential = await rated.owner.createCredential('benchmark all limits', {
+    buckets: [allBucket],
+    prefixes: { [allBucket]: [PREFIX] },
+    level: 'read-write',
+  });
+
+  const quoted = await addOrganisation(admin, `bench-quota-${suffix}`);
+  const quotaBucket = `bench-quota-${suffix}`;
+  await quoted.owner.createBucket(quotaBucket);
+  await quoted.owner.call('PATCH', `/v1/buckets/${quotaBucket}`, { quota: AMPLE_QUOTA }, 200);
+  const quotaCredential = await quoted.owner.createCredential('benchmark quota', {
+    buckets: [quotaBucket],
+    level: 'read-write',
+  });
+
   const endpoint = gateway.s3Url;
   return {
     none: { endpoint, bucket: gateway.bucket, credential: gateway.credential },
     prefix: { endpoint, bucket: gateway.bucket, credential: prefixed },
-    rates: { endpoint, bucket: rated, credential },
-    quota: { endpoint, bucket: quoted, credential },
+    rates: { endpoint, bucket: ratedBucket, credential: ratedCredential },
+    quota: { endpoint, bucket: quotaBucket, credential: quotaCredential },
+    all: { endpoint, bucket: allBucket, credential: allCredential },
   };
 }
 
@@ -280,14 +305,16 @@ async function measureLimits(settings: Settings, instances: Instances): Promise<
       'Each cell: with the limit / without (the first organisation, no limits).',
       `Prefix: a credential of the first organisation limited to ${PREFIX} of the same bucket, the keys under it.`,
       `Rate limits: ${UNREACHED_RATE} requests per second for the organisation and for each credential, never reached:`,
-      'every request passes two in-memory token buckets. Quota: a bucket of that organisation with a quota of 2^50 bytes.',
+      'every request passes two in-memory token buckets. Quota: a bucket with a quota of 2^50 bytes, in an organisation',
+      `of its own without rate limits. All three at once: a credential of the rate-limited organisation limited to ${PREFIX},`,
+      'into a bucket of that organisation with a quota of 2^50 bytes.',
       `Two gateway instances on one database, each with one storage worker and ${settings.floorConnections} connections of its own wrk, run at the`,
       'same moment: the side with the limit on one and the side without on the other, then the other way round (a pair).',
       `CPU ×no limits: the median over ${settings.limitsPairs} pair(s) of runs of ${settings.limitsLoadSeconds} s (after ${settings.warmupSeconds} s of warm-up) of each pair's ratio, the`,
       'geometric mean of its two (limit on one instance / none on the other), in which what differs between the instances',
       'cancels; the other columns are medians over the runs of both instances. One pair of every side that is not kept',
       'comes first (the first runs after a change of scenario measured more).',
-      `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under the quota is admitted from room its process`,
+      `Uploads go to ${UPLOAD_KEYS} keys in turn on every side. An upload under a quota is admitted from room its process`,
       'leased in advance and recorded after the answer, in one statement with the records of the uploads around it.',
     ],
     data: results.map(({ scenario, pairs }) => ({
