@@ -63,12 +63,16 @@ const recordSeries = (outcome: QuotaRecordOutcome) => `gateway_quota_records_tot
 
 /**
  * How gateway_quota_records_total has moved by outcome since the scrape `before`, once it shows
- * `written` more records written than then (records are counted once their statement is answered).
+ * `count` more records of `outcome` than then (records are counted once their statement is answered).
  */
-async function recordsCounted(before: string, written: number): Promise<Record<QuotaRecordOutcome, number>> {
+async function recordsCounted(
+  before: string,
+  count: number,
+  outcome: QuotaRecordOutcome = 'written',
+): Promise<Record<QuotaRecordOutcome, number>> {
   let moved = {} as Record<QuotaRecordOutcome, number>;
   await eventually(
-    () => `${written} records counted as written; last ${JSON.stringify(moved)}`,
+    () => `${count} records counted as ${outcome}; last ${JSON.stringify(moved)}`,
     async () => {
       const after = await scrapeMetrics(gw.metricsUrl);
       moved = Object.fromEntries(
@@ -77,7 +81,7 @@ async function recordsCounted(before: string, written: number): Promise<Record<Q
           metricValue(after, recordSeries(outcome)) - metricValue(before, recordSeries(outcome)),
         ]),
       ) as Record<QuotaRecordOutcome, number>;
-      return moved.written >= written;
+      return moved[outcome] >= count;
     },
   );
   return moved;
@@ -201,6 +205,31 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
     const moved = await recordsCounted(before, 1);
     expect(moved).toMatchObject({ written: 1, unresolved: 0, given_up: 0 });
     expect(moved.in_doubt).toBeGreaterThanOrEqual(1);
+  });
+
+  it('count a record left in doubt as unresolved when the store cannot say what its key holds', async () => {
+    await bucketWithQuota(admin, 'leased-unresolved', { maxBytes: LARGE_QUOTA });
+    await leaseFor('leased-unresolved');
+    const other = newId();
+    const hold = newId();
+    await sql()`INSERT INTO gateway_instances (id) VALUES (${other}::uuid)`;
+    await sql()`
+      INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
+      VALUES (${hold}::uuid, ${other}::uuid, ${[bucketScope('leased-unresolved')]}::text[], 0, 0, 'object:leased-unresolved/k.bin')`;
+    backend.failHead = (target) => (target === '/leased-unresolved/k.bin' ? 503 : null);
+    try {
+      const before = await scrapeMetrics(gw.metricsUrl);
+      await put('leased-unresolved', 'k.bin', 4000);
+      const moved = await recordsCounted(before, 1, 'unresolved');
+      expect(moved).toMatchObject({ written: 0, in_doubt: 1, unresolved: 1, given_up: 0 });
+      expect(objectHeads('leased-unresolved')).toEqual(['/leased-unresolved/k.bin']);
+      // Left as it was for a recount to mend: the upload is stored, its record counted nothing.
+      expect(await usageOf(admin, 'leased-unresolved')).toMatchObject({ storedBytes: 100, storedObjects: 1 });
+      expect(await storeHoldsOf(gw, 'leased-unresolved')).toEqual({ bytes: 4100, objects: 2 });
+    } finally {
+      backend.failHead = null;
+      await sql()`DELETE FROM storage_reservations WHERE id = ${hold}::uuid`;
+    }
   });
 
   it('give their unused leased room back when an upload of the exact path needs it', async () => {

@@ -40,6 +40,8 @@ export interface RecordingBackend {
    * its own (chunked); null sends it on as it is.
    */
   rewriteCompletion: ((document: string) => string[]) | null;
+  /** The status to answer a HEAD of this target with instead of the store's (a store that fails); null asks the store. */
+  failHead: ((target: string) => number | null) | null;
   /** The environment that points a test gateway at this backend. */
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -147,6 +149,15 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
       return;
     }
 
+    const failed = request.method === 'HEAD' ? (backend.failHead?.(request.url ?? '') ?? null) : null;
+    if (failed !== null) {
+      record.status = failed;
+      response.writeHead(failed);
+      response.end();
+      request.resume();
+      return;
+    }
+
     // Like S3, commit only a complete body: buffer it, and forward nothing if the sender gave up.
     request.once('close', () => {
       if (!request.complete) record.abandoned = true;
@@ -212,6 +223,7 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
     secretAccessKey: s3rver.secretAccessKey,
     requests,
     rewriteCompletion: null,
+    failHead: null,
     env: {
       GATEWAY_BACKEND_URL: url,
       GATEWAY_BACKEND_ACCESS_KEY_ID: s3rver.accessKeyId,
