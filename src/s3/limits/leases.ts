@@ -30,16 +30,20 @@ const TRUSTED_FOR_MS = FORGOTTEN_AFTER_MS / 3;
 /** A lease nothing was admitted from for this long goes back (its room is the others' again). */
 const IDLE_MS = 30_000;
 
-/** An upload admitted from a lease: which, and the room it took. */
+/**
+ * An upload admitted from a lease: which (its id), and the room it took. Its record names the
+ * lease by it (store/storage-records.ts).
+ */
 export interface Admission {
-  readonly lease: string;
+  readonly id: string;
   readonly scopes: readonly UsageScope[];
   readonly room: StorageChange;
 }
 
 interface Lease {
   readonly id: string;
-  readonly quotas: readonly ScopeQuota[];
+  /** The list it was last admitted under (equal lists from renewed cache entries replace it). */
+  quotas: readonly ScopeQuota[];
   readonly scopes: readonly UsageScope[];
   /** Room not yet admitted. */
   bytes: number;
@@ -140,9 +144,12 @@ export class LeaseBook {
     }
     const lane = this.#laneOf(quotas);
     let lease = this.#leases.get(lane);
-    if (lease !== undefined && lease.quotas !== quotas && !sameQuotas(lease.quotas, quotas)) {
-      this.#retire(lane, lease);
-      lease = undefined;
+    if (lease !== undefined && lease.quotas !== quotas) {
+      if (sameQuotas(lease.quotas, quotas)) lease.quotas = quotas;
+      else {
+        this.#retire(lane, lease);
+        lease = undefined;
+      }
     }
     if (lease === undefined) {
       lease = {
@@ -169,12 +176,12 @@ export class LeaseBook {
     lease.unrecorded += 1;
     if (lease.bytes < lease.granted.bytes / 2 || lease.objects < lease.granted.objects / 2)
       this.#take(lease, bucket);
-    return { lease: lease.id, scopes: lease.scopes, room: { bytes: length, objects: 1 } };
+    return { id: lease.id, scopes: lease.scopes, room: { bytes: length, objects: 1 } };
   }
 
   /** An admitted upload that was never sent: its room goes back to its lease (if still in use). */
   unadmit(admission: Admission): void {
-    const lease = this.#find(admission.lease);
+    const lease = this.#find(admission.id);
     if (lease === undefined) return;
     lease.unrecorded -= 1;
     if (this.#retired.has(lease.id)) return;
@@ -184,7 +191,7 @@ export class LeaseBook {
 
   /** An admitted upload's record is queued: its room is given back by the record. */
   recorded(admission: Admission): void {
-    const lease = this.#find(admission.lease);
+    const lease = this.#find(admission.id);
     if (lease !== undefined) lease.unrecorded -= 1;
   }
 

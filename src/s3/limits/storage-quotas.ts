@@ -549,7 +549,7 @@ export class StorageQuotas {
         scopes: admission.scopes,
         bytes,
         stamp: { writer: this.#instanceId, from, until: until ?? stampClock() },
-        lease: { id: admission.lease, room: admission.room },
+        lease: admission,
         customerKey: customerKeyOf(stage.headers),
         observations: 0,
       };

@@ -63,8 +63,8 @@ describe('the room a process leases', () => {
     expect(book.admit(QUOTAS, 'photos', 2_001)).toBeNull();
     await leases.answer();
     expect(book.admit(QUOTAS, 'photos', 2_001)).not.toBeNull();
-    expect(new Set(leases.taken)).toEqual(new Set([first?.lease]));
-    expect(book.ids()).toEqual([first?.lease]);
+    expect(new Set(leases.taken)).toEqual(new Set([first?.id]));
+    expect(book.ids()).toEqual([first?.id]);
   });
 
   it('gives back an admission whose upload was never sent', async () => {
@@ -89,7 +89,7 @@ describe('the room a process leases', () => {
     const admission = book.admit(QUOTAS, 'photos', 6_000);
     // Under half left: asked for more, and refused.
     await leases.answer();
-    expect(leases.givenBack).toEqual([{ id: admission?.lease, room: { bytes: 4_000, objects: 99 } }]);
+    expect(leases.givenBack).toEqual([{ id: admission?.id, room: { bytes: 4_000, objects: 99 } }]);
     expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
     expect(leases.taken).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(1_001);
@@ -113,14 +113,33 @@ describe('the room a process leases', () => {
     expect(book.admit(lowered, 'photos', 1_000)).toBeNull();
     await leases.answer();
     const fresh = book.admit(lowered, 'photos', 1_000);
-    expect(fresh?.lease).not.toBe(old?.lease);
-    expect(new Set(book.ids())).toEqual(new Set([old?.lease, fresh?.lease]));
+    expect(fresh?.id).not.toBe(old?.id);
+    expect(new Set(book.ids())).toEqual(new Set([old?.id, fresh?.id]));
     // Its upload is not recorded yet: the old lease's row still holds that upload's room.
     expect(book.retired()).toEqual([]);
     if (old !== null) book.recorded(old);
-    expect(book.retired()).toEqual([old?.lease]);
-    book.forget([old?.lease as string]);
-    expect(book.ids()).toEqual([fresh?.lease]);
+    expect(book.retired()).toEqual([old?.id]);
+    book.forget([old?.id as string]);
+    expect(book.ids()).toEqual([fresh?.id]);
+  });
+
+  it('keeps its lease when the cache renews the quotas with an equal list', async () => {
+    const leases = fakeLeases([{ bytes: 10_000, objects: 100 }]);
+    const book = new LeaseBook(leases.store, 'instance', createLogger('silent'));
+    book.reached();
+    book.admit(QUOTAS, 'photos', 1);
+    await leases.answer();
+    const before = book.admit(QUOTAS, 'photos', 1_000);
+    const renewed = QUOTAS.map((quota) => ({ ...quota }));
+    const after = book.admit(renewed, 'photos', 1_000);
+    const again = book.admit(QUOTAS, 'photos', 1_000);
+
+    expect(before).not.toBeNull();
+    expect(after?.id).toBe(before?.id);
+    expect(again?.id).toBe(before?.id);
+    expect(book.ids()).toEqual([before?.id]);
+    expect(book.retired()).toEqual([]);
+    expect(leases.taken).toHaveLength(1);
   });
 
   it('admits nothing while the database has not answered lately, nor after close', async () => {
@@ -162,7 +181,7 @@ describe('the room a process leases', () => {
     expect(book.retired()).toEqual([]);
     if (admission !== null) book.recorded(admission);
     book.retireIdle();
-    expect(book.retired()).toEqual([admission?.lease]);
+    expect(book.retired()).toEqual([admission?.id]);
     // A new upload starts a new lease.
     expect(book.admit(QUOTAS, 'photos', 1)).toBeNull();
     expect(leases.taken).toHaveLength(2);
