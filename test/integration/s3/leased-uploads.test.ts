@@ -62,6 +62,22 @@ const objectHeads = (bucket: string) =>
 const recordSeries = (outcome: QuotaRecordOutcome) => `gateway_quota_records_total{outcome="${outcome}"}`;
 
 /**
+ * Holds `key` of `bucket` as another instance does while a write of its exact path (a copy, a
+ * deletion) is under way; the function that lets it go.
+ */
+async function holdAsAnotherInstance(bucket: string, key: string): Promise<() => Promise<void>> {
+  const other = newId();
+  const hold = newId();
+  await sql()`INSERT INTO gateway_instances (id) VALUES (${other}::uuid)`;
+  await sql()`
+    INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
+    VALUES (${hold}::uuid, ${other}::uuid, ${[bucketScope(bucket)]}::text[], 0, 0, ${`object:${bucket}/${key}`})`;
+  return async () => {
+    await sql()`DELETE FROM storage_reservations WHERE id = ${hold}::uuid`;
+  };
+}
+
+/**
  * How gateway_quota_records_total has moved by outcome since the scrape `before`, once it shows
  * `count` more records of `outcome` than then (records are counted once their statement is answered).
  */
@@ -182,13 +198,7 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
   it('do not wait for a key another instance holds, and ask the store what it holds once the writes are over', async () => {
     await bucketWithQuota(admin, 'leased-held', { maxBytes: LARGE_QUOTA });
     await leaseFor('leased-held');
-    // As another instance does while a write of its exact path (a copy, a deletion) is under way.
-    const other = newId();
-    const hold = newId();
-    await sql()`INSERT INTO gateway_instances (id) VALUES (${other}::uuid)`;
-    await sql()`
-      INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
-      VALUES (${hold}::uuid, ${other}::uuid, ${[bucketScope('leased-held')]}::text[], 0, 0, 'object:leased-held/k.bin')`;
+    const release = await holdAsAnotherInstance('leased-held', 'k.bin');
 
     // An upload of the exact path would wait for the hold (and end in 503 SlowDown).
     const room = await leasedRoom('leased-held');
@@ -197,7 +207,7 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
     // Its record gives its room back to the lease, and counts nothing while the key is held.
     await eventually('the record of k.bin', async () => (await leasedRoom('leased-held')) === room - 4000);
     expect(await usageOf(admin, 'leased-held')).toMatchObject({ storedBytes: 100, storedObjects: 1 });
-    await sql()`DELETE FROM storage_reservations WHERE id = ${hold}::uuid`;
+    await release();
 
     await settledUsage('leased-held', 4100, 2);
     expect(objectHeads('leased-held')).toEqual(['/leased-held/k.bin']);
@@ -210,12 +220,7 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
   it('count a record left in doubt as unresolved when the store cannot say what its key holds', async () => {
     await bucketWithQuota(admin, 'leased-unresolved', { maxBytes: LARGE_QUOTA });
     await leaseFor('leased-unresolved');
-    const other = newId();
-    const hold = newId();
-    await sql()`INSERT INTO gateway_instances (id) VALUES (${other}::uuid)`;
-    await sql()`
-      INSERT INTO storage_reservations (id, instance_id, scopes, bytes, objects, held_key)
-      VALUES (${hold}::uuid, ${other}::uuid, ${[bucketScope('leased-unresolved')]}::text[], 0, 0, 'object:leased-unresolved/k.bin')`;
+    const release = await holdAsAnotherInstance('leased-unresolved', 'k.bin');
     backend.failHead = (target) => (target === '/leased-unresolved/k.bin' ? 503 : null);
     try {
       const before = await scrapeMetrics(gw.metricsUrl);
@@ -228,7 +233,7 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
       expect(await storeHoldsOf(gw, 'leased-unresolved')).toEqual({ bytes: 4100, objects: 2 });
     } finally {
       backend.failHead = null;
-      await sql()`DELETE FROM storage_reservations WHERE id = ${hold}::uuid`;
+      await release();
     }
   });
 
