@@ -11,6 +11,7 @@
  * shipper), lines are dropped and counted by `onDrop`.
  */
 import { pino, type Logger } from 'pino';
+import { IsoClock } from './iso-time.js';
 import { LineWriter } from './line-writer.js';
 import { SERVICE_FIELDS, type LogFields } from './logger.js';
 
@@ -80,11 +81,12 @@ export function createAccessLog(
   const enabled = (pino.levels.values[level] ?? Number.POSITIVE_INFINITY) <= info;
   const fields = JSON.stringify({ ...SERVICE_FIELDS, ...options.fields }).slice(1, -1);
   const end = `,"msg":${JSON.stringify(ACCESS_LOG_MESSAGE)}}\n`;
+  const clock = new IsoClock();
   return {
     record(entry) {
       if (!enabled) return;
       destination.write(
-        `{"level":${info},"time":"${new Date().toISOString()}",${fields}` +
+        `{"level":${info},"time":"${clock.text()}",${fields}` +
           `,"requestId":${text(entry.requestId)},"method":${text(entry.method)}` +
           `,"target":${text(entry.target)},"operation":${text(entry.operation)}` +
           `,"status":${number(entry.status)},"code":${text(entry.code)},"bucket":${text(entry.bucket)}` +
