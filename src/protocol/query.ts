@@ -20,13 +20,6 @@ export interface QueryParameter {
   readonly wellFormed: boolean;
 }
 
-function decode(raw: string): { text: string; wellFormed: boolean } {
-  const strict = strictPercentDecode(raw);
-  return strict === null
-    ? { text: lenientPercentDecode(raw), wellFormed: false }
-    : { text: strict, wellFormed: true };
-}
-
 /** Splits a raw query string (no leading `?`). Empty pieces (`a=1&&b=2`, a trailing `&`) carry no parameter. */
 export function parseQuery(rawQuery: string): QueryParameter[] {
   const parameters: QueryParameter[] = [];
@@ -36,15 +29,16 @@ export function parseQuery(rawQuery: string): QueryParameter[] {
     const equals = piece.indexOf('=');
     const rawName = equals === -1 ? piece : piece.slice(0, equals);
     const rawValue = equals === -1 ? '' : piece.slice(equals + 1);
-    const name = decode(rawName);
-    const value = decode(rawValue);
+    // Malformed escapes or bytes that are not UTF-8 are decoded leniently, and marked.
+    const name = strictPercentDecode(rawName);
+    const value = strictPercentDecode(rawValue);
     parameters.push({
-      name: name.text,
-      value: value.text,
+      name: name ?? lenientPercentDecode(rawName),
+      value: value ?? lenientPercentDecode(rawValue),
       bare: equals === -1,
       rawName,
       rawValue,
-      wellFormed: name.wellFormed && value.wellFormed,
+      wellFormed: name !== null && value !== null,
     });
   }
   return parameters;
@@ -112,8 +106,11 @@ const PRESIGN_AUTH_PARAMETERS: ReadonlySet<string> = new Set(
   Object.values(PRESIGN_PARAMS).map((name) => name.toLowerCase()),
 );
 
+/** The presigned parameters as clients spell them: most names are read without lower-casing. */
+const PRESIGN_SPELLINGS: ReadonlySet<string> = new Set(Object.values(PRESIGN_PARAMS));
+
 export function isPresignAuthParameter(name: string): boolean {
-  return PRESIGN_AUTH_PARAMETERS.has(name.toLowerCase());
+  return PRESIGN_SPELLINGS.has(name) || PRESIGN_AUTH_PARAMETERS.has(name.toLowerCase());
 }
 
 /** An `x-amz-*` query parameter that stands for a header (presigned URLs hoist headers into the query). */
