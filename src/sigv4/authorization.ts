@@ -101,45 +101,53 @@ export function parseAuthorizationHeader(value: string): ParseResult<HeaderAutho
   return { ok: true, value: { form: 'header', ...credential, signedHeaders, signature } };
 }
 
-const REQUIRED_PRESIGN_PARAMS = [
-  PRESIGN_PARAMS.algorithm,
-  PRESIGN_PARAMS.credential,
-  PRESIGN_PARAMS.date,
-  PRESIGN_PARAMS.expires,
-  PRESIGN_PARAMS.signedHeaders,
-  PRESIGN_PARAMS.signature,
-] as const;
+/** The X-Amz-* parameters of a presigned URL, by the name each is sent under. */
+type PresignValues = { [name in (typeof PRESIGN_PARAMS)[keyof typeof PRESIGN_PARAMS]]?: string };
 
-const ALL_PRESIGN_PARAMS: readonly string[] = Object.values(PRESIGN_PARAMS);
+const PRESIGN_NAMES: ReadonlySet<string> = new Set(Object.values(PRESIGN_PARAMS));
+const CONTENT_SHA256_LOWER = PRESIGN_PARAMS.contentSha256.toLowerCase();
 
 /**
  * Reads the X-Amz-* parameters of a presigned URL from the raw query string. A missing,
  * repeated or malformed parameter is `AuthorizationQueryParametersMalformed`.
  */
 export function parsePresignedQuery(query: readonly QueryParameter[]): ParseResult<PresignedAuthorization> {
-  const values = new Map<string, string>();
+  const values: PresignValues = {};
   for (const parameter of query) {
     // Signers hoist x-amz-content-sha256 into the query with whatever case the header had.
     const name =
-      parameter.name.toLowerCase() === PRESIGN_PARAMS.contentSha256.toLowerCase()
+      parameter.name.length === CONTENT_SHA256_LOWER.length &&
+      parameter.name.toLowerCase() === CONTENT_SHA256_LOWER
         ? PRESIGN_PARAMS.contentSha256
         : parameter.name;
-    const value = parameter.value;
-    if (!ALL_PRESIGN_PARAMS.includes(name)) continue;
+    if (!PRESIGN_NAMES.has(name)) continue;
+    const known = name as keyof PresignValues;
     // Two values for one auth parameter make "which one was signed" ambiguous.
-    if (values.has(name)) return fail('AuthorizationQueryParametersMalformed');
-    values.set(name, value);
+    if (values[known] !== undefined) return fail('AuthorizationQueryParametersMalformed');
+    values[known] = parameter.value;
   }
-  if (REQUIRED_PRESIGN_PARAMS.some((name) => !values.has(name))) {
+  const algorithm = values[PRESIGN_PARAMS.algorithm];
+  const credentialText = values[PRESIGN_PARAMS.credential];
+  const amzDate = values[PRESIGN_PARAMS.date];
+  const expires = values[PRESIGN_PARAMS.expires];
+  const signedHeadersText = values[PRESIGN_PARAMS.signedHeaders];
+  const signatureText = values[PRESIGN_PARAMS.signature];
+  if (
+    algorithm === undefined ||
+    credentialText === undefined ||
+    amzDate === undefined ||
+    expires === undefined ||
+    signedHeadersText === undefined ||
+    signatureText === undefined
+  ) {
     return fail('AuthorizationQueryParametersMalformed');
   }
 
-  const expires = values.get(PRESIGN_PARAMS.expires) ?? '';
-  const credential = parseCredential(values.get(PRESIGN_PARAMS.credential) ?? '');
-  const signedHeaders = parseSignedHeaders(values.get(PRESIGN_PARAMS.signedHeaders) ?? '');
-  const signature = parseSignature(values.get(PRESIGN_PARAMS.signature) ?? '');
+  const credential = parseCredential(credentialText);
+  const signedHeaders = parseSignedHeaders(signedHeadersText);
+  const signature = parseSignature(signatureText);
   if (
-    values.get(PRESIGN_PARAMS.algorithm) !== SIGV4_ALGORITHM ||
+    algorithm !== SIGV4_ALGORITHM ||
     // Ten digits is far beyond any lifetime we accept yet still an exact JS number.
     !/^\d{1,10}$/.test(expires) ||
     credential === undefined ||
@@ -149,8 +157,8 @@ export function parsePresignedQuery(query: readonly QueryParameter[]): ParseResu
     return fail('AuthorizationQueryParametersMalformed');
   }
 
-  const securityToken = values.get(PRESIGN_PARAMS.securityToken);
-  const contentSha256 = values.get(PRESIGN_PARAMS.contentSha256);
+  const securityToken = values[PRESIGN_PARAMS.securityToken];
+  const contentSha256 = values[PRESIGN_PARAMS.contentSha256];
   return {
     ok: true,
     value: {
@@ -158,7 +166,7 @@ export function parsePresignedQuery(query: readonly QueryParameter[]): ParseResu
       ...credential,
       signedHeaders,
       signature,
-      amzDate: values.get(PRESIGN_PARAMS.date) ?? '',
+      amzDate,
       expiresSeconds: Number(expires),
       ...(securityToken === undefined ? {} : { securityToken }),
       ...(contentSha256 === undefined ? {} : { contentSha256 }),
