@@ -10,6 +10,7 @@ import { hash } from 'node:crypto';
 import { normalisePercentEncoding } from '../protocol/encoding.js';
 import type { HeaderMap } from '../protocol/headers.js';
 import type { QueryParameter } from '../protocol/query.js';
+import { compareCodeUnits, sortFew } from './code-unit-order.js';
 import { SCOPE_TERMINATOR, SIGV4_ALGORITHM } from './constants.js';
 
 /**
@@ -27,9 +28,8 @@ interface CanonicalPair {
   readonly value: string;
 }
 
-function compareCodeUnits(left: string, right: string): number {
-  if (left < right) return -1;
-  return left > right ? 1 : 0;
+function comparePairs(left: CanonicalPair, right: CanonicalPair): number {
+  return compareCodeUnits(left.name, right.name) || compareCodeUnits(left.value, right.value);
 }
 
 /**
@@ -45,11 +45,7 @@ export function canonicalQueryString(query: readonly QueryParameter[], excludeNa
     const name = normalisePercentEncoding(parameter.rawName);
     if (name !== excluded) pairs.push({ name, value: normalisePercentEncoding(parameter.rawValue) });
   }
-  if (pairs.length > 1) {
-    pairs.sort(
-      (left, right) => compareCodeUnits(left.name, right.name) || compareCodeUnits(left.value, right.value),
-    );
-  }
+  sortFew(pairs, comparePairs);
   let canonical = '';
   for (const pair of pairs)
     canonical += canonical === '' ? `${pair.name}=${pair.value}` : `&${pair.name}=${pair.value}`;

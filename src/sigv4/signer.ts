@@ -10,6 +10,7 @@ import { encodeQuery, type QueryParameter } from '../protocol/query.js';
 import { sigV4Encode } from '../protocol/encoding.js';
 import { formatAmzDate, scopeDateOf } from './amz-date.js';
 import { canonicalHeaderValue, credentialScope, sha256Hex, type SigningScope } from './canonical.js';
+import { compareCodeUnits, sortFew } from './code-unit-order.js';
 import { S3_SERVICE, SIGV4_ALGORITHM } from './constants.js';
 import { deriveSigningKey, signStringToSign } from './signing-key.js';
 
@@ -35,18 +36,13 @@ export interface SignedRequest {
   readonly headers: Record<string, string>;
 }
 
-function compareCodeUnits(left: string, right: string): number {
-  if (left < right) return -1;
-  return left > right ? 1 : 0;
-}
-
 /** The canonical query of parameters the gateway builds: encoded pairs sorted by name, then value. */
 function canonicalQuery(query: RequestToSign['query']): string {
   if (query.length === 0) return '';
   const pairs = query.map(
     (parameter) => [sigV4Encode(parameter.name), sigV4Encode(parameter.value)] as const,
   );
-  pairs.sort((left, right) => compareCodeUnits(left[0], right[0]) || compareCodeUnits(left[1], right[1]));
+  sortFew(pairs, (left, right) => compareCodeUnits(left[0], right[0]) || compareCodeUnits(left[1], right[1]));
   return pairs.map(([name, value]) => `${name}=${value}`).join('&');
 }
 
@@ -79,7 +75,7 @@ export class RequestSigner {
       'x-amz-content-sha256': UNSIGNED_PAYLOAD,
       'x-amz-date': amzDate,
     };
-    const names = Object.keys(headers).sort(compareCodeUnits);
+    const names = sortFew(Object.keys(headers), compareCodeUnits);
     let canonicalHeaders = '';
     for (const name of names) canonicalHeaders += `${name}:${canonicalHeaderValue(headers[name])}\n`;
     const signedHeaders = names.join(';');
