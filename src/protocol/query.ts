@@ -115,7 +115,16 @@ export function isPresignAuthParameter(name: string): boolean {
 
 /** An `x-amz-*` query parameter that stands for a header (presigned URLs hoist headers into the query). */
 export function isHoistedHeaderParameter(name: string): boolean {
-  if (name.length < 6) return false;
+  // Only an x or X lower-cases to x: names that cannot qualify are told apart without a copy.
+  if (name.length < 6 || (name.charCodeAt(0) | 0x20) !== 0x78 || PRESIGN_SPELLINGS.has(name)) return false;
   const lower = name.toLowerCase();
   return lower.startsWith('x-amz-') && !PRESIGN_AUTH_PARAMETERS.has(lower);
+}
+
+/** A `response-*` parameter, in any case: it sets a header of the store's answer (S3's overrides). */
+export function isResponseOverrideParameter(name: string): boolean {
+  // Only an r or R lower-cases to r: most names are told apart without a copy.
+  return (
+    name.length >= 9 && (name.charCodeAt(0) | 0x20) === 0x72 && name.toLowerCase().startsWith('response-')
+  );
 }

@@ -6,6 +6,7 @@
 import { S3Error } from '../../protocol/errors.js';
 import { headerValue, type HeaderMap } from '../../protocol/headers.js';
 import { hasDotSegment } from '../../protocol/limits.js';
+import { isResponseOverrideParameter } from '../../protocol/query.js';
 import type { Authorised } from '../stages.js';
 
 /** Canned ACLs that mean "the owner, and nobody else": the only ACL this service has. */
@@ -45,7 +46,7 @@ function refuseControlCharacters(stage: Authorised): void {
     }
   }
   for (const { name, value } of stage.query) {
-    if (name.toLowerCase().startsWith('response-') && hasControlCharacter(value)) {
+    if (isResponseOverrideParameter(name) && hasControlCharacter(value)) {
       throw new S3Error(
         'ControlCharacterInValue',
         undefined,
@@ -59,7 +60,7 @@ function refuseControlCharacters(stage: Authorised): void {
 function refuseAnonymousResponseOverrides(stage: Authorised): void {
   if (stage.identity.kind !== 'anonymous') return;
   for (const { name } of stage.query) {
-    if (name.toLowerCase().startsWith('response-')) throw new S3Error('AnonymousResponseOverride');
+    if (isResponseOverrideParameter(name)) throw new S3Error('AnonymousResponseOverride');
   }
 }
 
