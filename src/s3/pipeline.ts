@@ -215,7 +215,8 @@ async function handle(exchange: Exchange, pipeline: Pipeline): Promise<void> {
     return;
   }
   const addressed = address(arrived, config.s3.domain);
-  const known = await applyCors(addressed, store.cache);
+  const cors = applyCors(addressed, store.cache);
+  const known = cors instanceof Promise ? await cors : cors;
   if (addressed.classification.ok && addressed.classification.operation.name === 'CorsPreflight') {
     return answerPreflight(addressed, store.cache);
   }

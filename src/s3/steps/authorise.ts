@@ -21,23 +21,35 @@ import type { Exchange } from '../exchange.js';
 import type { OperationName, S3Operation } from '../operations.js';
 import type { Authenticated, Authorised } from '../stages.js';
 
-/** The addressed bucket's entry; `known` when an earlier step (CORS) looked it up already. */
-export async function addressedBucket(
+/**
+ * The addressed bucket's entry; `known` when an earlier step (CORS) looked it up already. A promise
+ * only when the cache has to load it: a cached entry costs the request no turn of the event loop.
+ */
+export function addressedBucket(
   stage: { readonly bucket: string | null },
   cache: AccessCache,
   known?: BucketEntry | null,
-): Promise<BucketEntry | null> {
+): BucketEntry | null | Promise<BucketEntry | null> {
   if (known !== undefined) return known;
-  return stage.bucket === null ? null : await cache.bucket(stage.bucket);
+  return stage.bucket === null ? null : cache.bucket(stage.bucket);
 }
 
-/** The organisation the request acts for (accounted to it), refused with AccountProblem when suspended. */
-export async function activeOrganisation(
+/**
+ * The organisation the request acts for (accounted to it), refused with AccountProblem when
+ * suspended. A promise only when the cache has to load it; a refusal is thrown, or rejects.
+ */
+export function activeOrganisation(
   exchange: Exchange,
   cache: AccessCache,
   id: string,
-): Promise<OrganisationRecord> {
-  const organisation = await cache.organisation(id);
+): OrganisationRecord | Promise<OrganisationRecord> {
+  const organisation = cache.organisation(id);
+  return organisation instanceof Promise
+    ? organisation.then((loaded) => admitOrganisation(exchange, loaded))
+    : admitOrganisation(exchange, organisation);
+}
+
+function admitOrganisation(exchange: Exchange, organisation: OrganisationRecord | null): OrganisationRecord {
   // A deleted organisation takes its credentials with it; a dangling one is treated as unknown.
   if (organisation === null) throw new S3Error('InvalidAccessKeyId');
   exchange.organisation = organisation;
@@ -121,11 +133,9 @@ export function visibleBuckets(
 /** The copy source of CopyObject and UploadPartCopy, which the credential must be able to read. */
 async function authoriseCopySource(
   stage: Authenticated,
-  operation: S3Operation,
   credential: CredentialRecord,
   cache: AccessCache,
-): Promise<CopySource | null> {
-  if (operation.name !== 'CopyObject' && operation.name !== 'UploadPartCopy') return null;
+): Promise<CopySource> {
   const source = parseCopySource(headerValue(stage.headers, 'x-amz-copy-source') ?? '');
   const entry = await cache.bucket(source.bucket);
   if (entry === null) throw new S3Error('NoSuchBucket');
@@ -184,17 +194,20 @@ export async function authorise(
 
   if (identity.kind === 'credential') {
     const { credential } = identity;
-    organisation = await activeOrganisation(exchange, cache, credential.organisationId);
+    const active = activeOrganisation(exchange, cache, credential.organisationId);
+    organisation = active instanceof Promise ? await active : active;
     if (operation.level === 'service') {
       // Listing bucket names is a read: a key that may not read may not list them either.
       if (!scopeAllowsMethod(credential.scope, operation.scopeMethod))
         throw new S3Error('BucketAccessDenied');
     } else {
-      entry = await addressedBucket(stage, cache, known);
+      const addressed = addressedBucket(stage, cache, known);
+      entry = addressed instanceof Promise ? await addressed : addressed;
       if (entry === null) throw new S3Error('NoSuchBucket');
       assertCovers(credential, entry, operation.scopeMethod);
       assertCoversKeys(stage, entry, operation, credential);
-      copySource = await authoriseCopySource(stage, operation, credential, cache);
+      if (operation.name === 'CopyObject' || operation.name === 'UploadPartCopy')
+        copySource = await authoriseCopySource(stage, credential, cache);
     }
   } else {
     if (operation.level === 'service') throw new S3Error('AnonymousAccessDenied');

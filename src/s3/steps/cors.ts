@@ -5,6 +5,7 @@
  */
 import type { AccessCache, BucketEntry } from '../../store/access-cache.js';
 import type { CorsRule } from '../../store/records.js';
+import type { Exchange } from '../exchange.js';
 import type { Addressed } from '../stages.js';
 import { addressedBucket } from './authorise.js';
 
@@ -81,16 +82,23 @@ export function preflightResponseHeaders(
 
 /**
  * Sets the exchange's CORS response headers when the bucket has a rule for this browser request.
- * Returns the bucket entry when it had to be looked up (authorisation reuses it), else undefined.
+ * Returns the bucket entry when it had to be looked up (authorisation reuses it), else undefined;
+ * a promise only when the cache has to load it.
  */
-export async function applyCors(
+export function applyCors(
   stage: Addressed,
   cache: AccessCache,
-): Promise<BucketEntry | null | undefined> {
+): BucketEntry | null | undefined | Promise<BucketEntry | null> {
   const { exchange } = stage;
   const origin = exchange.headers.origin;
   if (origin === undefined || exchange.method === 'OPTIONS' || stage.bucket === null) return undefined;
-  const entry = await addressedBucket(stage, cache);
+  const entry = addressedBucket(stage, cache);
+  return entry instanceof Promise
+    ? entry.then((loaded) => corsFor(exchange, loaded, origin))
+    : corsFor(exchange, entry, origin);
+}
+
+function corsFor(exchange: Exchange, entry: BucketEntry | null, origin: string): BucketEntry | null {
   const rule = findCorsRule(entry?.cors?.rules ?? [], origin, exchange.method);
   if (rule !== undefined) exchange.corsHeaders = actualResponseHeaders(rule, origin);
   return entry;
