@@ -123,12 +123,29 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The decoded text, or null when an escape is malformed or the bytes are not UTF-8. */
 export function strictPercentDecode(text: string): string | null {
-  let plain = true;
-  for (let index = 0; index < text.length && plain; index += 1) {
+  // Most escapes name ASCII (a slash, a space): those decode to the character itself, without
+  // the byte buffer and UTF-8 decoder the others need.
+  let decoded = '';
+  let from = 0;
+  for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    plain = code !== 0x25 && code <= 0x7f;
+    // Node refuses raw non-ASCII request targets; header values may still carry Latin-1 bytes.
+    if (code > 0x7f) return null;
+    if (code !== 0x25) continue;
+    const high = hexValue(text.charCodeAt(index + 1));
+    const low = hexValue(text.charCodeAt(index + 2));
+    if (high < 0 || low < 0) return null;
+    const byte = (high << 4) | low;
+    if (byte > 0x7f) return decodeUtf8Escapes(text);
+    decoded += `${text.slice(from, index)}${String.fromCharCode(byte)}`;
+    index += 2;
+    from = index + 1;
   }
-  if (plain) return text;
+  return from === 0 ? text : `${decoded}${text.slice(from)}`;
+}
+
+/** strictPercentDecode of text whose escapes spell bytes beyond ASCII (UTF-8 sequences). */
+function decodeUtf8Escapes(text: string): string | null {
   const bytes = new Uint8Array(text.length);
   let length = 0;
   for (let index = 0; index < text.length; index += 1) {
@@ -142,7 +159,6 @@ export function strictPercentDecode(text: string): string | null {
     } else if (code < 0x80) {
       bytes[length++] = code;
     } else {
-      // Node refuses raw non-ASCII request targets; header values may still carry Latin-1 bytes.
       return null;
     }
   }
