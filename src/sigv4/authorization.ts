@@ -157,21 +157,20 @@ export function parsePresignedQuery(query: readonly QueryParameter[]): ParseResu
     return fail('AuthorizationQueryParametersMalformed');
   }
 
-  const securityToken = values[PRESIGN_PARAMS.securityToken];
-  const contentSha256 = values[PRESIGN_PARAMS.contentSha256];
-  return {
-    ok: true,
-    value: {
-      form: 'presigned',
-      ...credential,
-      signedHeaders,
-      signature,
-      amzDate,
-      expiresSeconds: Number(expires),
-      ...(securityToken === undefined ? {} : { securityToken }),
-      ...(contentSha256 === undefined ? {} : { contentSha256 }),
-    },
+  const parsed: { -readonly [field in keyof PresignedAuthorization]: PresignedAuthorization[field] } = {
+    form: 'presigned',
+    accessKeyId: credential.accessKeyId,
+    scope: credential.scope,
+    signedHeaders,
+    signature,
+    amzDate,
+    expiresSeconds: Number(expires),
   };
+  const securityToken = values[PRESIGN_PARAMS.securityToken];
+  if (securityToken !== undefined) parsed.securityToken = securityToken;
+  const contentSha256 = values[PRESIGN_PARAMS.contentSha256];
+  if (contentSha256 !== undefined) parsed.contentSha256 = contentSha256;
+  return { ok: true, value: parsed };
 }
 
 /**
