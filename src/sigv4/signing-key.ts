@@ -33,12 +33,28 @@ interface HeldKey {
   readonly key: KeyObject;
 }
 
+/** The key a slot used last, with what it was derived for: most requests of a credential sign alike. */
+interface RecentKey extends HeldKey {
+  readonly scope: SigningScope;
+}
+
+interface CredentialKeys {
+  /** Per secret slot and scope (`slot/date/region/service`). */
+  readonly byScope: Map<string, HeldKey>;
+  /** Per secret slot, the key used last: found without building the scope's name. */
+  readonly recent: (RecentKey | undefined)[];
+}
+
 /** Scopes change daily; a credential object outliving a few days of them is dropped and rebuilt. */
 const MAX_KEYS_PER_CREDENTIAL = 8;
 
+function sameScope(left: SigningScope, right: SigningScope): boolean {
+  return left.date === right.date && left.region === right.region && left.service === right.service;
+}
+
 /** Derived keys per credential object, per secret slot and scope. */
 export class SigningKeyCache {
-  readonly #keys = new WeakMap<object, Map<string, HeldKey>>();
+  readonly #keys = new WeakMap<object, CredentialKeys>();
 
   /**
    * The signing key of `secret` (the credential's `slot`-th usable secret) for `scope`. A slot
@@ -47,16 +63,23 @@ export class SigningKeyCache {
   signingKey(credential: object, slot: number, secret: string, scope: SigningScope): KeyObject {
     let keys = this.#keys.get(credential);
     if (keys === undefined) {
-      keys = new Map();
+      keys = { byScope: new Map(), recent: [] };
       this.#keys.set(credential, keys);
     }
+    const recent = keys.recent[slot];
+    if (recent !== undefined && recent.secret === secret && sameScope(recent.scope, scope)) return recent.key;
     const id = `${slot}/${scope.date}/${scope.region}/${scope.service}`;
-    const held = keys.get(id);
-    if (held !== undefined && held.secret === secret) return held.key;
-    if (keys.size >= MAX_KEYS_PER_CREDENTIAL) keys.clear();
-    const key = createSecretKey(deriveSigningKey(secret, scope));
-    keys.set(id, { secret, key });
-    return key;
+    let held = keys.byScope.get(id);
+    if (held === undefined || held.secret !== secret) {
+      if (keys.byScope.size >= MAX_KEYS_PER_CREDENTIAL) keys.byScope.clear();
+      held = { secret, key: createSecretKey(deriveSigningKey(secret, scope)) };
+      keys.byScope.set(id, held);
+    }
+    keys.recent[slot] = {
+      ...held,
+      scope: { date: scope.date, region: scope.region, service: scope.service },
+    };
+    return held.key;
   }
 }
 

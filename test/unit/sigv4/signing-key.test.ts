@@ -55,6 +55,29 @@ describe('SigningKeyCache', () => {
     expect(after.equals(before)).toBe(false);
   });
 
+  it('keeps the key of each scope while requests alternate between scopes and slots', () => {
+    const cache = new SigningKeyCache();
+    const credential = {};
+    const other = { ...scope, region: 'eu-west-1' };
+    const first = cache.signingKey(credential, 0, 'secret-a', scope);
+    const second = cache.signingKey(credential, 0, 'secret-a', other);
+    const previous = cache.signingKey(credential, 1, 'secret-b', scope);
+    expect(cache.signingKey(credential, 0, 'secret-a', { ...scope })).toBe(first);
+    expect(cache.signingKey(credential, 0, 'secret-a', other)).toBe(second);
+    expect(cache.signingKey(credential, 1, 'secret-b', scope)).toBe(previous);
+    expect(second.export().equals(deriveSigningKey('secret-a', other))).toBe(true);
+    expect(previous.export().equals(deriveSigningKey('secret-b', scope))).toBe(true);
+  });
+
+  it('derives again when the secret of a slot changed after its last use', () => {
+    const cache = new SigningKeyCache();
+    const credential = {};
+    cache.signingKey(credential, 0, 'old-secret', scope);
+    cache.signingKey(credential, 0, 'old-secret', scope);
+    const after = cache.signingKey(credential, 0, 'new-secret', scope);
+    expect(after.export().equals(deriveSigningKey('new-secret', scope))).toBe(true);
+  });
+
   it('holds keys per credential object: another record of the same key derives its own', () => {
     const cache = new SigningKeyCache();
     const first = cache.signingKey({}, 0, DOC_SECRET, scope);
