@@ -20,17 +20,26 @@ interface Totals {
 
 const HOUR_MS = 3_600_000;
 
+interface Pending {
+  readonly sample: Omit<UsageSample, 'bytesIn' | 'bytesOut' | 'throttled'>;
+  readonly hour: Date;
+  readonly totals: Totals;
+}
+
 /**
  * Meters storage traffic per organisation, bucket, credential and hour. The storage endpoint records
  * in memory on every request; a timer flushes the sums in one upsert, so the hot path never waits on
  * the database.
  */
+function pendingKey(sample: Pending['sample'], hourMs: number): string {
+  return `${sample.organisationId}\u0000${sample.bucket}\u0000${sample.accessKeyId}\u0000${hourMs}`;
+}
+
 export class UsageRecorder {
   readonly #sql: Sql;
-  #pending = new Map<
-    string,
-    { sample: Omit<UsageSample, 'bytesIn' | 'bytesOut' | 'throttled'>; hour: Date; totals: Totals }
-  >();
+  #pending = new Map<string, Pending>();
+  /** The entry recorded to last, while it is pending. */
+  #last: Pending | null = null;
   #timer: NodeJS.Timeout | null = null;
   #flushing: Promise<void> = Promise.resolve();
 
@@ -42,10 +51,18 @@ export class UsageRecorder {
     }
   }
 
-  record(sample: UsageSample, at = new Date()): void {
-    const hour = new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
-    const key = `${sample.organisationId}\u0000${sample.bucket}\u0000${sample.accessKeyId}\u0000${hour.getTime()}`;
-    let entry = this.#pending.get(key);
+  record(sample: UsageSample, at?: Date): void {
+    const hourMs = Math.floor((at === undefined ? Date.now() : at.getTime()) / HOUR_MS) * HOUR_MS;
+    // Requests come in runs of one tenant's bucket and key: the last entry is usually the one.
+    const last = this.#last;
+    let entry =
+      last !== null &&
+      last.hour.getTime() === hourMs &&
+      last.sample.accessKeyId === sample.accessKeyId &&
+      last.sample.bucket === sample.bucket &&
+      last.sample.organisationId === sample.organisationId
+        ? last
+        : this.#pending.get(pendingKey(sample, hourMs));
     if (entry === undefined) {
       entry = {
         sample: {
@@ -53,11 +70,12 @@ export class UsageRecorder {
           bucket: sample.bucket,
           accessKeyId: sample.accessKeyId,
         },
-        hour,
+        hour: new Date(hourMs),
         totals: { requests: 0, bytesIn: 0, bytesOut: 0, throttled: 0 },
       };
-      this.#pending.set(key, entry);
+      this.#pending.set(pendingKey(sample, hourMs), entry);
     }
+    this.#last = entry;
     if (sample.throttled === true) entry.totals.throttled += 1;
     else entry.totals.requests += 1;
     entry.totals.bytesIn += sample.bytesIn;
@@ -80,6 +98,7 @@ export class UsageRecorder {
     if (this.#pending.size === 0) return;
     const batch = [...this.#pending.values()];
     this.#pending = new Map();
+    this.#last = null;
     const rows = batch.map(({ sample, hour, totals }) => ({
       organisation_id: sample.organisationId,
       bucket: sample.bucket,
@@ -107,12 +126,8 @@ export class UsageRecorder {
     }
   }
 
-  #requeue(entry: {
-    sample: Omit<UsageSample, 'bytesIn' | 'bytesOut' | 'throttled'>;
-    hour: Date;
-    totals: Totals;
-  }): void {
-    const key = `${entry.sample.organisationId}\u0000${entry.sample.bucket}\u0000${entry.sample.accessKeyId}\u0000${entry.hour.getTime()}`;
+  #requeue(entry: Pending): void {
+    const key = pendingKey(entry.sample, entry.hour.getTime());
     const existing = this.#pending.get(key);
     if (existing === undefined) this.#pending.set(key, entry);
     else {
