@@ -3,7 +3,9 @@ import {
   isHoistedHeaderParameter,
   isPresignAuthParameter,
   isResponseOverrideParameter,
+  parseQuery,
   PRESIGN_PARAMS,
+  repeatedName,
 } from '../../../src/protocol/query.js';
 
 const AUTH_LOWER = new Set(Object.values(PRESIGN_PARAMS).map((name) => name.toLowerCase()));
@@ -71,5 +73,18 @@ describe('query parameter names', () => {
     expect(isHoistedHeaderParameter('X-Amz-Acl')).toBe(true);
     expect(isResponseOverrideParameter('RESPONSE-content-type')).toBe(true);
     expect(isResponseOverrideParameter('x-amz-response-x')).toBe(false);
+  });
+});
+
+describe('a repeated query parameter', () => {
+  it('is the name whose second occurrence comes first, in short and long queries alike', () => {
+    expect(repeatedName(parseQuery('a=1&b=2&c=3&b=4&a=5'))).toBe('b');
+    expect(repeatedName(parseQuery('uploads&uploads'))).toBe('uploads');
+    expect(repeatedName(parseQuery('a=1&A=2'))).toBeNull();
+    expect(repeatedName(parseQuery(''))).toBeNull();
+    const many = Array.from({ length: 30 }, (_, index) => `p${index}=1`);
+    expect(repeatedName(parseQuery(many.join('&')))).toBeNull();
+    expect(repeatedName(parseQuery([...many, 'p29=2', 'p3=2'].join('&')))).toBe('p29');
+    expect(repeatedName(parseQuery(['p0=1', ...many.slice(1, 12), 'p0=2', 'x=1'].join('&')))).toBe('p0');
   });
 });
