@@ -51,6 +51,23 @@ describe('the per-request counters', () => {
     expect(sample(text, 'gateway_organisation_bytes_total{organisation="acme",direction="out"}')).toBe(12288);
   });
 
+  it('keep outcomes that differ in one label apart, in whatever order they come', async () => {
+    const metrics = new GatewayMetrics({ maxOrganisationLabels: 10, defaultMetrics: false });
+    const partial: CountedRequest = { ...GET, status: 206 };
+    const quota: CountedRequest = { ...DENIED, code: 'QuotaExceeded' };
+    const head: CountedRequest = { ...GET, operation: 'HeadObject', bytesOut: 0 };
+    for (const request of [GET, partial, GET, DENIED, quota, quota, DENIED, head, GET])
+      metrics.countRequest(request);
+    const text = await metrics.registry.metrics();
+    const requests = (labels: string): number | undefined =>
+      sample(text, `gateway_s3_requests_total{${labels}}`);
+    expect(requests('operation="GetObject",status="200",code=""')).toBe(3);
+    expect(requests('operation="GetObject",status="206",code=""')).toBe(1);
+    expect(requests('operation="PutObject",status="403",code="AccessDenied"')).toBe(2);
+    expect(requests('operation="PutObject",status="403",code="QuotaExceeded"')).toBe(2);
+    expect(requests('operation="HeadObject",status="200",code=""')).toBe(1);
+  });
+
   it('are up to date when one counter is read on its own', async () => {
     const metrics = new GatewayMetrics({ maxOrganisationLabels: 10, defaultMetrics: false });
     metrics.countRequest(GET);
