@@ -80,21 +80,25 @@ export function parseAuthorizationHeader(value: string): ParseResult<HeaderAutho
   const tokens = value.trim().split(/[\s,]+/);
   if (tokens.shift() !== SIGV4_ALGORITHM) return fail('IncompleteSignature');
 
-  const components = new Map<string, string>();
+  let credentialText: string | undefined;
+  let signedHeadersText: string | undefined;
+  let signatureText: string | undefined;
   for (const token of tokens) {
     if (token === '') continue;
     const equals = token.indexOf('=');
     if (equals === -1) return fail('IncompleteSignature');
     const name = token.slice(0, equals);
-    if (!['Credential', 'SignedHeaders', 'Signature'].includes(name) || components.has(name)) {
-      return fail('IncompleteSignature');
-    }
-    components.set(name, token.slice(equals + 1));
+    const value = token.slice(equals + 1);
+    // Each component once: a second one is as incomplete as an unknown one.
+    if (name === 'Credential' && credentialText === undefined) credentialText = value;
+    else if (name === 'SignedHeaders' && signedHeadersText === undefined) signedHeadersText = value;
+    else if (name === 'Signature' && signatureText === undefined) signatureText = value;
+    else return fail('IncompleteSignature');
   }
 
-  const credential = parseCredential(components.get('Credential') ?? '');
-  const signedHeaders = parseSignedHeaders(components.get('SignedHeaders') ?? '');
-  const signature = parseSignature(components.get('Signature') ?? '');
+  const credential = parseCredential(credentialText ?? '');
+  const signedHeaders = parseSignedHeaders(signedHeadersText ?? '');
+  const signature = parseSignature(signatureText ?? '');
   if (credential === undefined || signedHeaders === undefined || signature === undefined) {
     return fail('IncompleteSignature');
   }
