@@ -44,6 +44,9 @@ export function parseQuery(rawQuery: string): QueryParameter[] {
   return parameters;
 }
 
+/** Up to this many parameters, a repeated name is looked for pairwise. */
+const PAIRWISE_AT_MOST = 16;
+
 /**
  * The first name the query gives more than once, or null. S3 requests name each parameter once;
  * stores disagree on which of two values counts (Ceph RGW keeps the last), so a gateway that reads
@@ -51,8 +54,8 @@ export function parseQuery(rawQuery: string): QueryParameter[] {
  */
 export function repeatedName(query: readonly QueryParameter[]): string | null {
   // The few parameters of most requests are compared pairwise, without a set per request; a long
-  // query (a client's to make) goes through one.
-  if (query.length > 16) {
+  // query (a client's to make) goes through one, so it costs n, not n².
+  if (query.length > PAIRWISE_AT_MOST) {
     const seen = new Set<string>();
     for (const { name } of query) {
       if (seen.has(name)) return name;
@@ -117,24 +120,32 @@ const PRESIGN_AUTH_PARAMETERS: ReadonlySet<string> = new Set(
 );
 
 /** The presigned parameters as clients spell them: most names are read without lower-casing. */
-const PRESIGN_SPELLINGS: ReadonlySet<string> = new Set(Object.values(PRESIGN_PARAMS));
+export const PRESIGN_PARAMETER_NAMES: ReadonlySet<string> = new Set(Object.values(PRESIGN_PARAMS));
 
 export function isPresignAuthParameter(name: string): boolean {
-  return PRESIGN_SPELLINGS.has(name) || PRESIGN_AUTH_PARAMETERS.has(name.toLowerCase());
+  return PRESIGN_PARAMETER_NAMES.has(name) || PRESIGN_AUTH_PARAMETERS.has(name.toLowerCase());
+}
+
+/**
+ * `name` in lower case when it begins with `lowerPrefix` in any case, else null. Only an x or X
+ * lower-cases to x (and so for every letter the prefixes here begin with), so a name that cannot
+ * qualify is told apart by its first character, without a lower-case copy.
+ */
+function lowerWithPrefix(name: string, lowerPrefix: string): string | null {
+  if (name.length < lowerPrefix.length || (name.charCodeAt(0) | 0x20) !== lowerPrefix.charCodeAt(0))
+    return null;
+  const lower = name.toLowerCase();
+  return lower.startsWith(lowerPrefix) ? lower : null;
 }
 
 /** An `x-amz-*` query parameter that stands for a header (presigned URLs hoist headers into the query). */
 export function isHoistedHeaderParameter(name: string): boolean {
-  // Only an x or X lower-cases to x: names that cannot qualify are told apart without a copy.
-  if (name.length < 6 || (name.charCodeAt(0) | 0x20) !== 0x78 || PRESIGN_SPELLINGS.has(name)) return false;
-  const lower = name.toLowerCase();
-  return lower.startsWith('x-amz-') && !PRESIGN_AUTH_PARAMETERS.has(lower);
+  if (PRESIGN_PARAMETER_NAMES.has(name)) return false;
+  const lower = lowerWithPrefix(name, 'x-amz-');
+  return lower !== null && !PRESIGN_AUTH_PARAMETERS.has(lower);
 }
 
 /** A `response-*` parameter, in any case: it sets a header of the store's answer (S3's overrides). */
 export function isResponseOverrideParameter(name: string): boolean {
-  // Only an r or R lower-cases to r: most names are told apart without a copy.
-  return (
-    name.length >= 9 && (name.charCodeAt(0) | 0x20) === 0x72 && name.toLowerCase().startsWith('response-')
-  );
+  return lowerWithPrefix(name, 'response-') !== null;
 }

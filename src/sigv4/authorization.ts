@@ -6,7 +6,7 @@
 
 import type { S3ErrorKey } from '../protocol/errors.js';
 import { headerValue, HEX_SHA256, type HeaderMap } from '../protocol/headers.js';
-import { PRESIGN_PARAMS, type QueryParameter } from '../protocol/query.js';
+import { PRESIGN_PARAMETER_NAMES, PRESIGN_PARAMS, type QueryParameter } from '../protocol/query.js';
 import type { SigningScope } from './canonical.js';
 import { SCOPE_TERMINATOR, SIGV4_ALGORITHM } from './constants.js';
 
@@ -108,7 +108,6 @@ export function parseAuthorizationHeader(value: string): ParseResult<HeaderAutho
 /** The X-Amz-* parameters of a presigned URL, by the name each is sent under. */
 type PresignValues = { [name in (typeof PRESIGN_PARAMS)[keyof typeof PRESIGN_PARAMS]]?: string };
 
-const PRESIGN_NAMES: ReadonlySet<string> = new Set(Object.values(PRESIGN_PARAMS));
 const CONTENT_SHA256_LOWER = PRESIGN_PARAMS.contentSha256.toLowerCase();
 
 /**
@@ -124,7 +123,7 @@ export function parsePresignedQuery(query: readonly QueryParameter[]): ParseResu
       parameter.name.toLowerCase() === CONTENT_SHA256_LOWER
         ? PRESIGN_PARAMS.contentSha256
         : parameter.name;
-    if (!PRESIGN_NAMES.has(name)) continue;
+    if (!PRESIGN_PARAMETER_NAMES.has(name)) continue;
     const known = name as keyof PresignValues;
     // Two values for one auth parameter make "which one was signed" ambiguous.
     if (values[known] !== undefined) return fail('AuthorizationQueryParametersMalformed');
