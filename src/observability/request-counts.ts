@@ -40,7 +40,6 @@ interface Figures {
 
 interface OutcomeFigures extends Figures {
   readonly labels: { readonly operation: string; readonly status: string; readonly code: string };
-  readonly status: number;
 }
 
 function add(figures: Figures, request: CountedRequest): void {
@@ -63,26 +62,14 @@ function clear(figures: Figures): void {
 export class RequestCounts {
   readonly #outcomes = new Map<string, OutcomeFigures>();
   readonly #organisations = new Map<string, Figures>();
-  /** The outcome counted last (entries are kept, so it stays the one in the map). */
-  #lastOutcome: OutcomeFigures | null = null;
 
   count(request: CountedRequest): void {
-    // Requests come in runs of one outcome: the last one's figures are found without their key.
-    let outcome = this.#lastOutcome;
-    if (
-      outcome === null ||
-      outcome.status !== request.status ||
-      outcome.labels.operation !== request.operation ||
-      outcome.labels.code !== request.code
-    ) {
-      const key = `${request.operation} ${request.status} ${request.code}`;
-      outcome = this.#outcomes.get(key) ?? null;
-      if (outcome === null) {
-        const labels = { operation: request.operation, status: String(request.status), code: request.code };
-        outcome = { labels, status: request.status, requests: 0, bytesIn: 0, bytesOut: 0 };
-        this.#outcomes.set(key, outcome);
-      }
-      this.#lastOutcome = outcome;
+    const key = `${request.operation} ${request.status} ${request.code}`;
+    let outcome = this.#outcomes.get(key);
+    if (outcome === undefined) {
+      const labels = { operation: request.operation, status: String(request.status), code: request.code };
+      outcome = { labels, requests: 0, bytesIn: 0, bytesOut: 0 };
+      this.#outcomes.set(key, outcome);
     }
     add(outcome, request);
     if (request.organisation === null) return;
