@@ -242,6 +242,37 @@ describe('authentication', () => {
     expect(wrongRegion.body).toContain('<Region>us-east-1</Region>');
   });
 
+  it('a presigned URL missing a part, or hoisting its payload hash twice: AuthorizationQueryParametersError', async () => {
+    const url = new URL(
+      await getSignedUrl(
+        pathStyleClient(gateway),
+        new GetObjectCommand({ Bucket: 'mine', Key: 'existing.txt' }),
+        {
+          expiresIn: 60,
+        },
+      ),
+    );
+    const withoutSignature = new URL(url);
+    withoutSignature.searchParams.delete('X-Amz-Signature');
+    // Two spellings of one parameter: which of them was signed is ambiguous.
+    const twoHashes = new URL(url);
+    twoHashes.searchParams.set('x-amz-content-sha256', 'UNSIGNED-PAYLOAD');
+    twoHashes.searchParams.set('X-Amz-Content-Sha256', 'UNSIGNED-PAYLOAD');
+    for (const target of [withoutSignature, twoHashes]) {
+      const response = await sendRaw(gateway.s3Url, {
+        method: 'GET',
+        target: `${target.pathname}${target.search}`,
+      });
+      expect(describeRawError(response), target.search).toEqual({
+        status: 400,
+        code: 'AuthorizationQueryParametersError',
+        message:
+          'Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.',
+        requestIdMatches: true,
+      });
+    }
+  });
+
   it('a presigned URL for a region the endpoint does not accept names the accepted ones', async () => {
     const url = await getSignedUrl(
       pathStyleClient(gateway, gateway.credential, { region: 'eu-west-1' }),
@@ -305,6 +336,9 @@ describe('authentication', () => {
       `AWS4-HMAC-SHA256 SignedHeaders=host, Signature=${'0'.repeat(64)}`,
       'AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=',
       'AWS4-HMAC-SHA256',
+      // A component given twice, or one SigV4 does not have.
+      `AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}`,
+      `AWS4-HMAC-SHA256 Credential=GWK1AAAAAAAAAAAAAAAA/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}, Extra=1`,
       // Present but empty: still a signature attempt, not an anonymous request.
       '',
     ]) {
