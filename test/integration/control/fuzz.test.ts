@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pick, prng, type Random } from '../../support/seeded-random.js';
 import {
   startTestGateway,
   TEST_ADMIN_EMAIL,
@@ -31,21 +32,6 @@ const SEED_TIMEOUT_MS = 27_000;
 const LIVENESS_TIMEOUT_MS = 5_000;
 const MAX_BODY = 1024 * 1024;
 
-type Random = () => number;
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function prng(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 const chance = (random: Random, probability: number): boolean => random() < probability;
 
 interface Operation {

@@ -10,6 +10,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pick, prng, type Random } from '../../support/seeded-random.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { pathStyleClient } from '../../support/s3/clients.js';
 import { createBucket } from '../../support/s3/fixtures.js';
@@ -26,21 +27,6 @@ const FIXED_SEED = 0x5eed_2026;
  * longer): a bound on a hang, not a speed target, which lives in the benchmarks.
  */
 const SEED_TIMEOUT_MS = 29_000;
-
-/** mulberry32: a small seeded PRNG, so a failing run replays exactly. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = () => number;
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
 const METHODS = [
   'GET',

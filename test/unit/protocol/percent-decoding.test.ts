@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { strictPercentDecode } from '../../../src/protocol/encoding.js';
+import { pick, prng } from '../../support/seeded-random.js';
 
 /** What strict decoding means: ASCII in, escapes of UTF-8 out, anything malformed refused. */
 function reference(text: string): string | null {
@@ -44,14 +45,11 @@ const PIECES = [
 
 describe('strict percent-decoding', () => {
   it('decodes as decodeURIComponent does for ASCII text, and refuses what it refuses', () => {
-    let state = 20_261_128;
+    const random = prng(20_261_128);
     for (let round = 0; round < 5000; round += 1) {
       let text = '';
       const pieces = round % 7;
-      for (let piece = 0; piece < pieces; piece += 1) {
-        state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-        text += PIECES[state % PIECES.length];
-      }
+      for (let piece = 0; piece < pieces; piece += 1) text += pick(random, PIECES);
       expect(strictPercentDecode(text), JSON.stringify(text)).toBe(reference(text));
     }
   });

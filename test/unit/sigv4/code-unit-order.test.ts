@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { compareCodeUnits, sortFew } from '../../../src/sigv4/code-unit-order.js';
+import { prng } from '../../support/seeded-random.js';
 
-/** A deterministic shuffle (a linear congruential generator), so a failure replays. */
+/** A deterministic shuffle (Fisher-Yates over a seeded sequence), so a failure replays. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
   const copy = [...items];
-  let state = seed;
+  const random = prng(seed);
   for (let index = copy.length - 1; index > 0; index -= 1) {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    const other = state % (index + 1);
+    const other = Math.floor(random() * (index + 1));
     [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
   }
   return copy;
