@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { onCleanup } from './cleanup.js';
 import type { BackendEndpoint } from './gateway.js';
+import { pinThreads } from './pinning.js';
 import { freePorts } from './ports.js';
 
 const run = promisify(execFile);
@@ -90,7 +91,7 @@ export async function startRgw(): Promise<Rgw> {
     version,
     pids,
     pin: async (cpus) => {
-      for (const pid of pids()) await run('taskset', ['-a', '-p', '-c', cpus, String(pid)]);
+      for (const pid of pids()) await pinThreads(pid, cpus);
     },
     stop,
   };

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { onCleanup } from './cleanup.js';
+import { boundCommand } from './pinning.js';
 
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -29,8 +30,10 @@ function forkChild(
   env: Record<string, string>,
   cpus?: string,
 ): Child {
-  const command = [process.execPath, ...execArgv, fileURLToPath(new URL(script, import.meta.url)), ...args];
-  if (cpus !== undefined) command.unshift('taskset', '-c', cpus);
+  const command = boundCommand(
+    [process.execPath, ...execArgv, fileURLToPath(new URL(script, import.meta.url)), ...args],
+    cpus,
+  );
   const child = spawn(command[0] as string, command.slice(1), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

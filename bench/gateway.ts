@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { onCleanup } from './cleanup.js';
 import type { DatabaseServer } from './database.js';
 import { sleep } from './measure.js';
+import { boundCommand } from './pinning.js';
 import { freePorts } from './ports.js';
 import { commandLine, commandName, processTree } from './proc.js';
 import type { Credential } from './sign.js';
@@ -203,12 +204,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
   // e.g. BENCH_GATEWAY_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the gateway.
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
-  const command = [
-    process.execPath,
-    ...nodeArgs,
-    path.join(options.build ?? path.join(ROOT, BUILD_DIR), 'main.js'),
-  ];
-  if (options.cpus !== undefined) command.unshift('taskset', '-c', options.cpus);
+  const command = boundCommand(
+    [process.execPath, ...nodeArgs, path.join(options.build ?? path.join(ROOT, BUILD_DIR), 'main.js')],
+    options.cpus,
+  );
   // taskset execs node, so the child's pid is the gateway's main process either way.
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: ROOT,

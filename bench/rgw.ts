@@ -3,8 +3,8 @@
  * the floor (the bare http-proxy-3 of floor-process.mjs, here in front of RGW), twice:
  *
  * - pinned: every thread of every Ceph daemon on core 0 (taskset), the gateway (one storage
- *   worker) and the floor each started under `taskset -c 1`, wrk unpinned: RGW has a core, the
- *   proxy measured the other;
+ *   worker), the floor and the client (wrk, and this process for the large transfers) on core 1:
+ *   RGW has a core of its own, the proxy shares the other with the client;
  * - unpinned: the gateway with its default worker count, everything free to run anywhere.
  *
  * Each runs 4 KiB presigned GETs and header-signed (UNSIGNED-PAYLOAD) PUTs with wrk at 16 and 64
@@ -36,6 +36,7 @@ import { SMALL_OBJECT_BYTES, smallRequest, type SmallScenario, type Target } fro
 import type { Settings } from './settings.js';
 import { streamGet, streamPut } from './stream-transfer.js';
 import { check, notRun } from './targets.js';
+import { pinThreads } from './pinning.js';
 import { probe } from './wrk.js';
 
 type Mode = 'pinned' | 'unpinned';
@@ -140,8 +141,13 @@ async function runMode(
   database: DatabaseServer | null,
 ): Promise<Section[]> {
   const cores = os.availableParallelism();
-  await rgw.pin(mode === 'pinned' ? '0' : `0-${cores - 1}`);
+  const everyCore = `0-${cores - 1}`;
+  await rgw.pin(mode === 'pinned' ? '0' : everyCore);
   const cpus = mode === 'pinned' ? '1' : undefined;
+  // The client on the proxy's core, not free to run on RGW's: a client the scheduler moves onto
+  // RGW's core takes RGW's time, more so beside a busy proxy (BENCHMARKS.md, "Pinning"). This
+  // process is the large transfers' client, and every wrk it starts inherits its cores.
+  await pinThreads(process.pid, cpus ?? everyCore);
   const gateway: Gateway = await startGateway({
     backend: rgw.backend,
     database,
@@ -250,6 +256,7 @@ async function runMode(
   } finally {
     await floor?.stop();
     await gateway.stop();
+    await pinThreads(process.pid, everyCore);
   }
 }
 
@@ -338,7 +345,7 @@ function report(
   const workers = processes.filter((pid) => gateway.role(pid) === 'storage worker').length;
   const placement =
     mode === 'pinned'
-      ? 'Ceph daemons on core 0 (taskset -a -p -c 0); gateway (GATEWAY_WORKERS=1) and floor each under taskset -c 1; wrk unpinned'
+      ? 'Ceph daemons on core 0 (taskset -a -p -c 0); gateway (GATEWAY_WORKERS=1), floor, wrk and the large transfers’ client on core 1'
       : `nothing pinned; gateway with its default worker count (${workers} storage worker${workers === 1 ? '' : 's'})`;
   const rounds = `Medians of ${settings.rounds} alternating round(s) (RGW, floor, gateway) of ${settings.loadSeconds} s after ${settings.warmupSeconds} s of warm-up, wrk with 1 thread.`;
   return [
