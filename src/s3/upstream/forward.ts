@@ -72,15 +72,17 @@ export function forwardedHeaders(
   bodyChanges: ForwardHeaderChanges,
   extra?: Readonly<Record<string, string>>,
 ): Record<string, string> {
+  const { remove, set } = bodyChanges;
   const forwarded: Record<string, string> = {};
+  // Removed names are skipped, never deleted: a `delete` turns the object into a dictionary, and
+  // the signer and undici read every header of it again (an aws-chunked upload drops two).
   for (const name in headers) {
-    if (!isForwardedRequestHeader(name)) continue;
+    if (!isForwardedRequestHeader(name) || remove.includes(name)) continue;
     const value = headerValue(headers, name);
     if (value !== undefined) forwarded[name] = value;
   }
-  for (const name of bodyChanges.remove) delete forwarded[name];
-  for (const [name, value] of Object.entries(bodyChanges.set)) {
-    if (isForwardedRequestHeader(name)) forwarded[name] = value;
+  for (const name in set) {
+    if (isForwardedRequestHeader(name)) forwarded[name] = set[name] as string;
   }
   if (extra !== undefined) Object.assign(forwarded, extra);
   return forwarded;

@@ -72,6 +72,20 @@ describe('forwardedHeaders', () => {
       'x-amz-storage-class': 'STANDARD',
     });
   });
+
+  it('leaves out every header the body plan removes, even one on the allowlist', () => {
+    const forwarded = forwardedHeaders(
+      { ...received, 'content-encoding': 'aws-chunked' },
+      { remove: ['x-amz-sdk-checksum-algorithm', 'content-encoding'], set: {} },
+    );
+    expect(forwarded).toEqual({
+      'content-type': 'text/plain',
+      'x-amz-meta-colour': 'blue',
+      'x-amz-copy-source-range': 'bytes=0-1',
+      'x-amz-storage-class': 'STANDARD',
+    });
+    expect(Object.keys(forwarded)).not.toContain('content-encoding');
+  });
 });
 
 describe('announcesBody', () => {
