@@ -26,15 +26,16 @@ interface Pending {
   readonly totals: Totals;
 }
 
+/** The name of a pending entry: one per organisation, bucket, credential and hour. */
+function pendingKey(sample: Pending['sample'], hourMs: number): string {
+  return `${sample.organisationId}\u0000${sample.bucket}\u0000${sample.accessKeyId}\u0000${hourMs}`;
+}
+
 /**
  * Meters storage traffic per organisation, bucket, credential and hour. The storage endpoint records
  * in memory on every request; a timer flushes the sums in one upsert, so the hot path never waits on
  * the database.
  */
-function pendingKey(sample: Pending['sample'], hourMs: number): string {
-  return `${sample.organisationId}\u0000${sample.bucket}\u0000${sample.accessKeyId}\u0000${hourMs}`;
-}
-
 export class UsageRecorder {
   readonly #sql: Sql;
   #pending = new Map<string, Pending>();
