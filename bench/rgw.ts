@@ -134,19 +134,20 @@ function diagnoseRgw(rgw: Rgw): string {
   return `Ceph daemons: ${daemons.join(', ')}`;
 }
 
+/** `everyCore`: the cores this process may run on (`0-1`), read before anything was pinned. */
 async function runMode(
   mode: Mode,
   settings: Settings,
   rgw: Rgw,
   database: DatabaseServer | null,
+  everyCore: string,
 ): Promise<Section[]> {
-  const cores = os.availableParallelism();
-  const everyCore = `0-${cores - 1}`;
   await rgw.pin(mode === 'pinned' ? '0' : everyCore);
   const cpus = mode === 'pinned' ? '1' : undefined;
   // The client on the proxy's core, not free to run on RGW's: a client the scheduler moves onto
   // RGW's core takes RGW's time, more so beside a busy proxy (BENCHMARKS.md, "Pinning"). This
-  // process is the large transfers' client, and every wrk it starts inherits its cores.
+  // process is the large transfers' client, and every wrk it starts inherits its cores; runRgw
+  // gives it every core back, however the mode ends.
   await pinThreads(process.pid, cpus ?? everyCore);
   const gateway: Gateway = await startGateway({
     backend: rgw.backend,
@@ -256,7 +257,6 @@ async function runMode(
   } finally {
     await floor?.stop();
     await gateway.stop();
-    await pinThreads(process.pid, everyCore);
   }
 }
 
@@ -439,7 +439,9 @@ export async function runRgw(
 ): Promise<string | null> {
   const unavailable = rgwUnavailable();
   if (unavailable !== null) return unavailable;
-  if (os.availableParallelism() < 2) return 'pinning needs at least 2 cores';
+  const cores = os.availableParallelism();
+  if (cores < 2) return 'pinning needs at least 2 cores';
+  const everyCore = `0-${cores - 1}`;
   const started = Date.now();
   const rgw = await startRgw();
   console.log(
@@ -447,10 +449,11 @@ export async function runRgw(
   );
   try {
     for (const mode of MODES) {
-      for (const section of await runMode(mode, settings, rgw, database)) emit(section);
+      for (const section of await runMode(mode, settings, rgw, database, everyCore)) emit(section);
     }
     return null;
   } finally {
+    await pinThreads(process.pid, everyCore);
     await rgw.stop();
   }
 }
