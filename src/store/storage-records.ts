@@ -22,8 +22,7 @@
  * record gives its room back to the lease that admitted it.
  */
 import type { Sql } from './database.js';
-import type { WriteStamp } from './storage-objects.js';
-import type { StorageChange, UsageScope } from './usage-scopes.js';
+import type { UsageScope } from './usage-scopes.js';
 
 /**
  * The most two processes' clocks may differ (µs) for their writes to one key to be ordered by
@@ -42,9 +41,16 @@ export interface WriteRecord {
    * when the write stored nothing or its outcome was not heard (the record only gives room back).
    */
   readonly bytes: number | null | undefined;
-  readonly stamp: WriteStamp;
-  /** The lease that admitted the write and the room it took from it; null for an observation. */
-  readonly lease: { readonly id: string; readonly room: StorageChange } | null;
+  /** The write's stamp (storage-objects.ts' WriteStamp), its fields held by the record itself. */
+  readonly writer: string;
+  readonly from: number;
+  readonly until: number;
+  /**
+   * The lease that admitted the write, null for an observation; the write took `leasedBytes` and
+   * one object of its room.
+   */
+  readonly leaseId: string | null;
+  readonly leasedBytes: number;
 }
 
 /** The records of a batch that changed nothing because another write may have come after (by index). */
@@ -75,12 +81,12 @@ export class StorageRecords {
       record.key,
       record.bytes === undefined ? 0 : 1,
       record.bytes ?? null,
-      writers.of(record.stamp.writer),
-      record.stamp.from,
-      record.stamp.until,
-      record.lease === null ? null : leases.of(record.lease.id),
-      record.lease?.room.bytes ?? 0,
-      record.lease?.room.objects ?? 0,
+      writers.of(record.writer),
+      record.from,
+      record.until,
+      record.leaseId === null ? null : leases.of(record.leaseId),
+      record.leaseId === null ? 0 : record.leasedBytes,
+      record.leaseId === null ? 0 : 1,
       scopeSets.of(record.scopes),
     ]);
     const [row] = await this.#sql<{ doubtful: number[] | null }[]>`

@@ -11,10 +11,11 @@ import { performance } from 'node:perf_hooks';
 export type EndTurn = () => void;
 
 /**
- * A turn taken at a free key (`takeFree`, the common case): its promise is made only when another
- * turn comes to wait for it, so an uncontended turn costs one small object.
+ * A turn taken at a free key (`claimFree`, the common case): its promise is made only when another
+ * turn comes to wait for it, so an uncontended turn costs no object beyond itself. A class to
+ * extend: an upload from a lease is its own turn (leased-upload.ts).
  */
-class FreeTurn {
+export class FreeTurn {
   #ended = false;
   #done: Promise<void> | null = null;
   #resolve: (() => void) | null = null;
@@ -29,7 +30,8 @@ class FreeTurn {
     return this.#done;
   }
 
-  end(): void {
+  /** Marks the turn ended (KeyTurns.endFree, which also frees its key). */
+  markEnded(): void {
     this.#ended = true;
     this.#resolve?.();
   }
@@ -52,13 +54,21 @@ export class KeyTurns {
    * once; null when another turn is taken (`take` waits for it).
    */
   takeFree(key: string): EndTurn | null {
-    if (this.#tails.has(key)) return null;
     const turn = new FreeTurn();
+    return this.claimFree(key, turn) ? () => this.endFree(key, turn) : null;
+  }
+
+  /** Takes the turn at `key` as `turn` when nobody has one; whether it was free. */
+  claimFree(key: string, turn: FreeTurn): boolean {
+    if (this.#tails.has(key)) return false;
     this.#tails.set(key, turn);
-    return () => {
-      turn.end();
-      if (this.#tails.get(key) === turn) this.#tails.delete(key);
-    };
+    return true;
+  }
+
+  /** Ends `turn`, taken at `key` by claimFree. */
+  endFree(key: string, turn: FreeTurn): void {
+    turn.markEnded();
+    if (this.#tails.get(key) === turn) this.#tails.delete(key);
   }
 
   /**

@@ -31,20 +31,18 @@ const TRUSTED_FOR_MS = FORGOTTEN_AFTER_MS / 3;
 const IDLE_MS = 30_000;
 
 /**
- * An upload admitted from a lease: which (its id), and the room it took. Its record names the
- * lease by it (store/storage-records.ts).
+ * A lease as the uploads it admitted see it: its record names the lease by its id and counts under
+ * its scopes (store/storage-records.ts). Each upload holds its lease itself, not an admission
+ * object of its own: it waits for its record, and what waits that long should be one object.
  */
-export interface Admission {
+export interface AdmittingLease {
   readonly id: string;
   readonly scopes: readonly UsageScope[];
-  readonly room: StorageChange;
 }
 
-interface Lease {
-  readonly id: string;
+interface Lease extends AdmittingLease {
   /** The list it was last admitted under (equal lists from renewed cache entries replace it). */
   quotas: readonly ScopeQuota[];
-  readonly scopes: readonly UsageScope[];
   /** Room not yet admitted. */
   bytes: number;
   objects: number;
@@ -55,6 +53,8 @@ interface Lease {
   /** When an upload was last admitted from it, and how many admitted are not recorded yet. */
   usedAt: number;
   unrecorded: number;
+  /** It admits nothing more (idle, its quotas changed, or trust was lost). */
+  retired: boolean;
 }
 
 function laneOf(quotas: readonly ScopeQuota[]): string {
@@ -132,10 +132,11 @@ export class LeaseBook {
   }
 
   /**
-   * Admits an upload of `length` bytes into `bucket` under `quotas` from its lease, or null (the
-   * exact path then): no lease yet, not enough room left in it, or the database not reached lately.
+   * Admits an upload of `length` bytes and one object into `bucket` under `quotas` from its lease:
+   * the lease, or null (the exact path then): no lease yet, not enough room left in it, or the
+   * database not reached lately.
    */
-  admit(quotas: readonly ScopeQuota[], bucket: string, length: number): Admission | null {
+  admit(quotas: readonly ScopeQuota[], bucket: string, length: number): AdmittingLease | null {
     if (this.#closed) return null;
     const now = performance.now();
     if (now - this.#reachedAt > TRUSTED_FOR_MS) {
@@ -163,6 +164,7 @@ export class LeaseBook {
         refusedAt: Number.NEGATIVE_INFINITY,
         usedAt: now,
         unrecorded: 0,
+        retired: false,
       };
       this.#leases.set(lane, lease);
     }
@@ -176,23 +178,24 @@ export class LeaseBook {
     lease.unrecorded += 1;
     if (lease.bytes < lease.granted.bytes / 2 || lease.objects < lease.granted.objects / 2)
       this.#take(lease, bucket);
-    return { id: lease.id, scopes: lease.scopes, room: { bytes: length, objects: 1 } };
+    return lease;
   }
 
-  /** An admitted upload that was never sent: its room goes back to its lease (if still in use). */
-  unadmit(admission: Admission): void {
-    const lease = this.#find(admission.id);
-    if (lease === undefined) return;
+  /**
+   * An upload of `length` bytes admitted from `admitting` that was never sent: its room goes back
+   * to the lease (if still in use).
+   */
+  unadmit(admitting: AdmittingLease, length: number): void {
+    const lease = admitting as Lease;
     lease.unrecorded -= 1;
-    if (this.#retired.has(lease.id)) return;
-    lease.bytes += admission.room.bytes;
-    lease.objects += admission.room.objects;
+    if (lease.retired) return;
+    lease.bytes += length;
+    lease.objects += 1;
   }
 
-  /** An admitted upload's record is queued: its room is given back by the record. */
-  recorded(admission: Admission): void {
-    const lease = this.#find(admission.id);
-    if (lease !== undefined) lease.unrecorded -= 1;
+  /** An upload admitted from `admitting` has its record queued: its room is given back by the record. */
+  recorded(admitting: AdmittingLease): void {
+    (admitting as Lease).unrecorded -= 1;
   }
 
   /** The lane of `quotas`, remembered per list (StorageQuotas.quotasOf gives the same list to every request). */
@@ -203,13 +206,6 @@ export class LeaseBook {
       this.#lanes.set(quotas, lane);
     }
     return lane;
-  }
-
-  #find(id: string): Lease | undefined {
-    const retired = this.#retired.get(id);
-    if (retired !== undefined) return retired;
-    for (const lease of this.#leases.values()) if (lease.id === id) return lease;
-    return undefined;
   }
 
   /**
@@ -279,6 +275,7 @@ export class LeaseBook {
   #retire(lane: string, lease: Lease): void {
     this.#leases.delete(lane);
     this.#retired.set(lease.id, lease);
+    lease.retired = true;
     lease.bytes = 0;
     lease.objects = 0;
   }

@@ -11,6 +11,11 @@
 import type { Logger } from '../../observability/logger.js';
 import type { StorageRecords, WriteRecord } from '../../store/storage-records.js';
 
+/** A record to write, told once it is written or given up (its upload's turn at its key ends then). */
+export interface QueuedRecord extends WriteRecord {
+  settled(): void;
+}
+
 /**
  * Each statement costs its process a few hundred µs of CPU (mostly the socket's system calls), each
  * record under 2 µs; twice this linger, half the statements, measured the same (BENCHMARKS.md,
@@ -20,7 +25,7 @@ export const LINGER_MS = 50;
 const LARGEST = 512;
 const RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000];
 
-export interface RecordQueueOptions<R extends WriteRecord> {
+export interface RecordQueueOptions<R extends QueuedRecord> {
   /** A record that changed nothing because another write to its key may have come after it. */
   readonly onDoubt: (record: R) => void;
   /**
@@ -33,12 +38,11 @@ export interface RecordQueueOptions<R extends WriteRecord> {
   readonly retryDelaysMs?: readonly number[];
 }
 
-export class RecordQueue<R extends WriteRecord> {
+export class RecordQueue<R extends QueuedRecord> {
   readonly #store: StorageRecords;
   readonly #logger: Logger;
   readonly #options: RecordQueueOptions<R>;
   #records: R[] = [];
-  #done: (() => void)[] = [];
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> | null = null;
   /** A write waits for a record queued now: the next statement goes without lingering. */
@@ -50,10 +54,9 @@ export class RecordQueue<R extends WriteRecord> {
     this.#options = options;
   }
 
-  /** Queues `record`; `done` is called once it is written (or given up). */
-  add(record: R, done: () => void): void {
+  /** Queues `record`; its `settled` is called once it is written (or given up). */
+  add(record: R): void {
     this.#records.push(record);
-    this.#done.push(done);
     if (this.#records.length >= LARGEST) this.#start();
     else this.#timer ??= setTimeout(() => this.#start(), LINGER_MS);
   }
@@ -97,14 +100,13 @@ export class RecordQueue<R extends WriteRecord> {
    */
   async #writeBatch(): Promise<void> {
     const records = this.#records.splice(0, LARGEST);
-    const done = this.#done.splice(0, LARGEST);
     const doubtful = await this.#write(records);
     if (doubtful === null) this.#options.onGivenUp?.(records.length);
     for (const index of doubtful ?? []) {
       const record = records[index];
       if (record !== undefined) this.#options.onDoubt(record);
     }
-    for (const each of done) each();
+    for (const record of records) record.settled();
   }
 
   /** The doubtful of the batch, or null when it was given up. */

@@ -54,7 +54,7 @@ import {
   type WriteStamp,
 } from '../../store/storage-objects.js';
 import type { StorageLeases } from '../../store/storage-leases.js';
-import { CLOCK_MARGIN_MICROS, type StorageRecords, type WriteRecord } from '../../store/storage-records.js';
+import { CLOCK_MARGIN_MICROS, type StorageRecords } from '../../store/storage-records.js';
 import type { StorageReservations } from '../../store/storage-reservations.js';
 import type { StorageUploadsStore, UploadRef } from '../../store/storage-uploads.js';
 import { isInBucket, type Authorised, type InBucket, type Planned } from '../stages.js';
@@ -64,7 +64,8 @@ import type { CompletionQuota } from '../upstream/completion.js';
 import { askStore, customerKeyHeaders, headObject, objectSize } from '../upstream/probe.js';
 import type { StoreStatusHook, Upstream } from '../upstream/upstream.js';
 import { KeyTurns, type EndTurn } from './key-turns.js';
-import { LeaseBook, type Admission } from './leases.js';
+import { LeasedUpload, observationOf, type LeasedRecord } from './leased-upload.js';
+import { LeaseBook } from './leases.js';
 import { RecordQueue } from './record-queue.js';
 
 /**
@@ -95,15 +96,6 @@ export interface StorageQuotaOptions {
 const OBSERVATIONS_AT_MOST = 6;
 /** How long after a doubtful record its key is first asked of the store: the writes' intervals then lie apart. */
 const OBSERVE_AFTER_MS = (2 * CLOCK_MARGIN_MICROS) / 1000;
-
-/**
- * A record of this process: the SSE-C key headers a HEAD of its object needs (from the upload's
- * request), and how often its key was observed.
- */
-interface LeasedRecord extends WriteRecord {
-  readonly customerKey: Readonly<Record<string, string>>;
-  readonly observations: number;
-}
 
 const NO_CUSTOMER_KEY: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -452,10 +444,22 @@ export class StorageQuotas {
 
   /** PutObject or a form upload of `length` bytes: from a lease when it has room for it. */
   #upload(stage: Counted, quotas: readonly ScopeQuota[], length: number, send: SendWrite): Promise<void> {
-    const admission = this.#leases?.admit(quotas, stage.bucket, length) ?? null;
-    return admission === null
-      ? this.#exactUpload(stage, quotas, length, send)
-      : this.#leasedUpload(stage, admission, length, send);
+    const lease = this.#leases?.admit(quotas, stage.bucket, length) ?? null;
+    if (lease === null) return this.#exactUpload(stage, quotas, length, send);
+    const upload = new LeasedUpload(
+      stage.bucket,
+      stage.key,
+      objectKey(stage.bucket, stage.key),
+      lease,
+      length,
+      this.#instanceId,
+      customerKeyOf(stage.headers),
+      this.#turns,
+    );
+    // Most uploads find their key free: taken at once, without the promises of #turnsAt.
+    return upload.takeFreeTurn()
+      ? this.#sendLeased(upload, send)
+      : this.#leasedUploadAfterTurn(stage, upload, send);
   }
 
   /**
@@ -497,34 +501,16 @@ export class StorageQuotas {
     );
   }
 
-  /**
-   * An upload admitted from a lease: sent holding its turn at its key in this process only, and
-   * recorded after the client's answer; its turn ends once the record is written.
-   */
-  #leasedUpload(stage: Counted, admission: Admission, length: number, send: SendWrite): Promise<void> {
-    // Most uploads find their key free: taken at once, without the promises of #turnsAt.
-    const endTurn = this.#turns.takeFree(objectKey(stage.bucket, stage.key));
-    return endTurn === null
-      ? this.#leasedUploadAfterTurn(stage, admission, length, send)
-      : this.#sendLeased(stage, admission, length, send, endTurn);
-  }
-
   /** A leased upload whose key another write of this process holds: sent once its turn comes. */
-  async #leasedUploadAfterTurn(
-    stage: Counted,
-    admission: Admission,
-    length: number,
-    send: SendWrite,
-  ): Promise<void> {
-    let endTurn: EndTurn | undefined;
+  async #leasedUploadAfterTurn(stage: Counted, upload: LeasedUpload, send: SendWrite): Promise<void> {
     try {
-      const key = objectKey(stage.bucket, stage.key);
-      [endTurn] = await this.#turnsAt(stage, [key], performance.now() + this.#keyWaitMs);
+      const [endTurn] = await this.#turnsAt(stage, [upload.turnKey], performance.now() + this.#keyWaitMs);
+      upload.tookTurn(endTurn ?? (() => undefined));
     } catch (error) {
-      this.#leases?.unadmit(admission);
+      this.#leases?.unadmit(upload.lease, upload.leasedBytes);
       throw error;
     }
-    return this.#sendLeased(stage, admission, length, send, endTurn ?? (() => undefined));
+    return this.#sendLeased(upload, send);
   }
 
   /**
@@ -532,36 +518,18 @@ export class StorageQuotas {
    * it ended. Not an async function: the client's answer waits for the send alone, and the record
    * rides on it.
    */
-  #sendLeased(
-    stage: Counted,
-    admission: Admission,
-    length: number,
-    send: SendWrite,
-    endTurn: EndTurn,
-  ): Promise<void> {
-    const from = stampClock();
-    let bytes: number | undefined;
-    let until: number | undefined;
+  #sendLeased(upload: LeasedUpload, send: SendWrite): Promise<void> {
+    upload.sending();
     const queueRecord = (): void => {
-      const record: LeasedRecord = {
-        bucket: stage.bucket,
-        key: stage.key,
-        scopes: admission.scopes,
-        bytes,
-        stamp: { writer: this.#instanceId, from, until: until ?? stampClock() },
-        lease: admission,
-        customerKey: customerKeyOf(stage.headers),
-        observations: 0,
-      };
-      (this.#records as RecordQueue<LeasedRecord>).add(record, endTurn);
-      this.#leases?.recorded(admission);
+      upload.over();
+      (this.#records as RecordQueue<LeasedRecord>).add(upload);
+      this.#leases?.recorded(upload.lease);
     };
     let sent: Promise<void>;
     try {
       // Learns the status only: the client's answer does not wait for the record.
       sent = send((status) => {
-        until = stampClock();
-        if (succeeded(status)) bytes = length;
+        upload.answered(succeeded(status));
         return undefined;
       });
     } catch (error) {
@@ -604,7 +572,7 @@ export class StorageQuotas {
     const key = objectKey(record.bucket, record.key);
     records.hurry();
     const end = await this.#turns.take(key, performance.now() + this.#keyWaitMs);
-    if (end === null) return this.#observeLater({ ...record, observations: record.observations + 1 });
+    if (end === null) return this.#observeLater(observationOf(record, record, () => undefined));
     try {
       const from = stampClock();
       const answer = await askStore(
@@ -616,14 +584,8 @@ export class StorageQuotas {
       const size = answer.status === 404 ? null : objectSize(answer);
       if (answer.status !== 404 && size === null)
         throw new Error(`the store answered ${answer.status} to a HEAD of the key`);
-      const observation = {
-        ...record,
-        bytes: size,
-        stamp: { writer: this.#instanceId, from, until },
-        lease: null,
-        observations: record.observations + 1,
-      };
-      await new Promise<void>((resolve) => records.add(observation, resolve));
+      const found = { bytes: size, writer: this.#instanceId, from, until };
+      await new Promise<void>((resolve) => records.add(observationOf(record, found, resolve)));
     } finally {
       end();
     }

@@ -262,7 +262,7 @@ describe('the records of a key', () => {
     until: number,
   ) =>
     gw.gateway.context.store.storageRecords.write([
-      { bucket, key, scopes: [bucketScope(bucket)], bytes, stamp: { writer, from, until }, lease: null },
+      { bucket, key, scopes: [bucketScope(bucket)], bytes, writer, from, until, leaseId: null, leasedBytes: 0 },
     ]);
 
   it('are ordered by when their writes were in flight: later ones replace, stale ones and overlapping ones change nothing', async () => {
@@ -310,12 +310,11 @@ describe("the control plane's object deletion", () => {
         key: 'gone.bin',
         scopes: [bucketScope('deleted-by-console')],
         bytes: 500,
-        stamp: {
-          writer: newId(),
-          from: before - 2 * CLOCK_MARGIN_MICROS,
-          until: before - CLOCK_MARGIN_MICROS,
-        },
-        lease: null,
+        writer: newId(),
+        from: before - 2 * CLOCK_MARGIN_MICROS,
+        until: before - CLOCK_MARGIN_MICROS,
+        leaseId: null,
+        leasedBytes: 0,
       },
     ]);
     expect(doubtful).toEqual([]);

@@ -65,7 +65,7 @@ describe('the room a process leases', () => {
     expect(book.admit(QUOTAS, 'photos', 100)).toBeNull();
     await leases.answer();
     const first = book.admit(QUOTAS, 'photos', 4_000);
-    expect(first).toMatchObject({ scopes: ['bucket:photos'], room: { bytes: 4_000, objects: 1 } });
+    expect(first).toMatchObject({ scopes: ['bucket:photos'] });
     expect(leases.taken).toHaveLength(1);
     // 2,000 left of 10,000: more is asked for, and what is left is still admitted meanwhile.
     expect(book.admit(QUOTAS, 'photos', 4_000)).not.toBeNull();
@@ -82,7 +82,7 @@ describe('the room a process leases', () => {
     const admission = book.admit(QUOTAS, 'photos', 1_000);
     expect(admission).not.toBeNull();
     expect(book.admit(QUOTAS, 'photos', 1_000)).toBeNull();
-    if (admission !== null) book.unadmit(admission);
+    if (admission !== null) book.unadmit(admission, 1_000);
     expect(book.admit(QUOTAS, 'photos', 1_000)).not.toBeNull();
   });
 

@@ -1,16 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../../src/observability/logger.js';
-import { LINGER_MS, RecordQueue } from '../../../../src/s3/limits/record-queue.js';
+import { LINGER_MS, RecordQueue, type QueuedRecord } from '../../../../src/s3/limits/record-queue.js';
 import type { StorageRecords, WriteRecord } from '../../../../src/store/storage-records.js';
 
-function recordOf(key: string): WriteRecord {
+function recordOf(key: string, settled: () => void = () => undefined): QueuedRecord {
   return {
     bucket: 'photos',
     key,
     scopes: ['bucket:photos'],
     bytes: 10,
-    stamp: { writer: 'w', from: 1, until: 2 },
-    lease: null,
+    writer: 'w',
+    from: 1,
+    until: 2,
+    leaseId: null,
+    leasedBytes: 0,
+    settled,
   };
 }
 
@@ -44,7 +48,7 @@ describe('the queue of records of uploads from leases', () => {
       onWritten: (counted, doubtful) => written.push([counted, doubtful]),
     });
     const done: string[] = [];
-    for (const key of ['a', 'b', 'c']) queue.add(recordOf(key), () => done.push(key));
+    for (const key of ['a', 'b', 'c']) queue.add(recordOf(key, () => done.push(key)));
     expect(records.statements).toEqual([]);
 
     await vi.advanceTimersByTimeAsync(LINGER_MS);
@@ -60,12 +64,12 @@ describe('the queue of records of uploads from leases', () => {
       onDoubt: () => undefined,
       onWritten: () => undefined,
     });
-    queue.add(recordOf('a'), () => undefined);
+    queue.add(recordOf('a'));
     queue.hurry();
     await vi.advanceTimersByTimeAsync(0);
     expect(records.statements).toEqual([['a']]);
 
-    queue.add(recordOf('b'), () => undefined);
+    queue.add(recordOf('b'));
     await queue.flush();
     expect(records.statements).toEqual([['a'], ['b']]);
   });
@@ -83,16 +87,16 @@ describe('the queue of records of uploads from leases', () => {
       onDoubt: () => undefined,
       onWritten: () => undefined,
     });
-    queue.add(recordOf('a'), () => undefined);
+    queue.add(recordOf('a'));
     await vi.advanceTimersByTimeAsync(LINGER_MS);
-    queue.add(recordOf('b'), () => undefined);
+    queue.add(recordOf('b'));
     answer();
     await vi.advanceTimersByTimeAsync(LINGER_MS - 1);
     expect(statements).toEqual([['a']]);
     await vi.advanceTimersByTimeAsync(1);
     expect(statements).toEqual([['a'], ['b']]);
 
-    queue.add(recordOf('c'), () => undefined);
+    queue.add(recordOf('c'));
     queue.hurry();
     answer();
     await vi.advanceTimersByTimeAsync(0);
@@ -109,7 +113,7 @@ describe('the queue of records of uploads from leases', () => {
       retryDelaysMs: [100, 200],
     });
     let done = false;
-    queue.add(recordOf('a'), () => (done = true));
+    queue.add(recordOf('a', () => (done = true)));
     await vi.advanceTimersByTimeAsync(LINGER_MS);
     expect(records.statements).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(100);
