@@ -262,7 +262,17 @@ describe('the records of a key', () => {
     until: number,
   ) =>
     gw.gateway.context.store.storageRecords.write([
-      { bucket, key, scopes: [bucketScope(bucket)], bytes, writer, from, until, leaseId: null, leasedBytes: 0 },
+      {
+        bucket,
+        key,
+        scopes: [bucketScope(bucket)],
+        bytes,
+        writer,
+        from,
+        until,
+        leaseId: null,
+        leasedBytes: 0,
+      },
     ]);
 
   it('are ordered by when their writes were in flight: later ones replace, stale ones and overlapping ones change nothing', async () => {
