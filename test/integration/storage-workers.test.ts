@@ -87,6 +87,8 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
         GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD,
         GATEWAY_SHUTDOWN_GRACE_SECONDS: '10',
         GATEWAY_LOG_LEVEL: 'info',
+        // No glibc tunable of the operator's: the workers' own arena setting applies.
+        GLIBC_TUNABLES: '',
         ...(database === null ? {} : { DATABASE_URL: database.url }),
       },
       undefined,
@@ -114,6 +116,9 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
     for (const pid of workers) {
       const flags = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       expect(flags).toEqual(expect.arrayContaining(['--max-semi-space-size=16', OPERATOR_V8_FLAG]));
+      // One malloc arena, unless the environment the gateway started in already named a number.
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(environment).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '1'}`);
     }
     const s3 = freshConnectionClient(gateway.s3Url, key);
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'hello.txt', Body: 'hello workers' }));
