@@ -46,8 +46,8 @@ export interface WriteRecord {
   readonly from: number;
   readonly until: number;
   /**
-   * The lease that admitted the write, null for an observation; the write took `leasedBytes` and
-   * one object of its room.
+   * The lease that admitted the write, null for an observation; the write took `leasedBytes` (0
+   * for an observation) and one object of its room.
    */
   readonly leaseId: string | null;
   readonly leasedBytes: number;
@@ -85,7 +85,7 @@ export class StorageRecords {
       record.from,
       record.until,
       record.leaseId === null ? null : leases.of(record.leaseId),
-      record.leaseId === null ? 0 : record.leasedBytes,
+      record.leasedBytes,
       record.leaseId === null ? 0 : 1,
       scopeSets.of(record.scopes),
     ]);

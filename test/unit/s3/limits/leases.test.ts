@@ -86,6 +86,22 @@ describe('the room a process leases', () => {
     expect(book.admit(QUOTAS, 'photos', 1_000)).not.toBeNull();
   });
 
+  it('lets a retired lease go once an upload it admitted is given up unsent', async () => {
+    const { leases, book } = await bookWithLease([
+      { bytes: 10_000, objects: 100 },
+      { bytes: 10_000, objects: 100 },
+    ]);
+    const old = book.admit(QUOTAS, 'photos', 1_000);
+    const lowered: ScopeQuota[] = [{ scope: 'bucket:photos', maxBytes: 50_000, maxObjects: null }];
+    expect(book.admit(lowered, 'photos', 1_000)).toBeNull();
+    await leases.answer();
+    expect(book.retired()).toEqual([]);
+    if (old !== null) book.unadmit(old, 1_000);
+    expect(book.retired()).toEqual([old?.id]);
+    // The retired lease admits nothing more: a new one is taken under the old quotas.
+    expect(book.admit(QUOTAS, 'photos', 1_000)?.id).not.toBe(old?.id);
+  });
+
   it('gives what is left back when the scopes refuse more (near the quota), and asks again only later', async () => {
     const { leases, book } = await bookWithLease([{ bytes: 10_000, objects: 100 }]);
     const admission = book.admit(QUOTAS, 'photos', 6_000);
