@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { refusalMayCarryBody } from '../../protocol/refused-request.js';
 import { ProblemError, type ProblemCode } from '../problems.js';
 import { PROBLEM_MEDIA_TYPE } from './media-types.js';
 
@@ -32,11 +33,7 @@ export function answerControlClientError(
     'malformed_request',
     'The request could not be parsed as HTTP/1.1.',
   ];
-  // The bytes Node could not parse start with the request line when it fitted in one read, which
-  // is how a HEAD is told apart: its answer must carry no body, or the client reads it as the next.
-  const raw = error.rawPacket;
-  const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-  answerOnSocket(socket, new ProblemError(code, detail), !head);
+  answerOnSocket(socket, new ProblemError(code, detail), refusalMayCarryBody(error.rawPacket));
 }
 
 /** CONNECT (a tunnel request) reaches no route: Node hands it over as a raw socket. */
@@ -55,7 +52,7 @@ function answerOnSocket(socket: Duplex, problem: ProblemError, withBody = true):
     [
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Error'}`,
       `content-type: ${PROBLEM_MEDIA_TYPE}; charset=utf-8`,
-      `content-length: ${Buffer.byteLength(body)}`,
+      `content-length: ${withBody ? Buffer.byteLength(body) : 0}`,
       `x-request-id: ${requestId}`,
       'connection: close',
       '',

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { renderS3Error, S3_ERRORS, type S3ErrorKey } from '../../protocol/errors.js';
+import { refusalMayCarryBody } from '../../protocol/refused-request.js';
 import { newRequestId } from '../request-id.js';
 
 /** Node's HTTP parser error codes, and the catalogue entry each is answered with. */
@@ -14,14 +15,22 @@ const PARSER_ERRORS: Readonly<Record<string, S3ErrorKey>> = {
 /**
  * Requests Node refuses before the pipeline sees them (unparsable, an unknown method, headers too
  * large, both Content-Length and Transfer-Encoding): they still get an S3 error document with a
- * request id, then the connection is closed since its framing can no longer be trusted.
+ * request id (its status and headers only where the request may be a HEAD), then the connection
+ * is closed since its framing can no longer be trusted.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+export function answerClientError(
+  error: Error & { code?: string; rawPacket?: unknown },
+  socket: Duplex,
+): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  answerOnSocket(socket, PARSER_ERRORS[error.code ?? ''] ?? 'MalformedHttpRequest');
+  answerOnSocket(
+    socket,
+    PARSER_ERRORS[error.code ?? ''] ?? 'MalformedHttpRequest',
+    refusalMayCarryBody(error.rawPacket),
+  );
 }
 
 /**
@@ -47,10 +56,10 @@ const LINGER_MS = 2_000;
  * since destroying it with the client's unread bytes still queued would reset the connection and
  * could discard the answer before the client read it (RFC 9112 §9.6).
  */
-function answerOnSocket(socket: Duplex, key: S3ErrorKey): void {
+function answerOnSocket(socket: Duplex, key: S3ErrorKey, withBody = true): void {
   const definition = S3_ERRORS[key];
   const requestId = newRequestId();
-  const body = renderS3Error(definition, { requestId });
+  const body = withBody ? renderS3Error(definition, { requestId }) : '';
   socket.end(
     [
       `HTTP/1.1 ${definition.status} ${STATUS_CODES[definition.status] ?? 'Error'}`,

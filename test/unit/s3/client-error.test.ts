@@ -45,3 +45,25 @@ it('answers a malformed request, then lets go of a connection whose client keeps
   );
   socket.destroy();
 });
+
+it('answers a HEAD whose headers are too large with the status and headers only', async () => {
+  const listening = http.createServer(() => undefined);
+  server = listening;
+  listening.on('clientError', answerClientError);
+  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+  const { port } = listening.address() as net.AddressInfo;
+  const socket = net.connect({ port, host: '127.0.0.1' });
+  socket.on('error', () => undefined);
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve) => socket.once('end', () => resolve()));
+  socket.write(`HEAD /bucket/key HTTP/1.1\r\nHost: x\r\nx-padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+  await ended;
+  const [head, body] = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n', 2);
+  // RequestHeaderSectionTooLarge, S3's 400 for this.
+  expect(head).toMatch(/^HTTP\/1\.1 400 /);
+  expect(head).toMatch(/^content-length: 0$/im);
+  expect(head).toMatch(/^x-amz-request-id: /im);
+  expect(body).toBe('');
+  socket.destroy();
+});
