@@ -8,13 +8,16 @@
  */
 
 /**
- * A whole request line at the start: its method (an HTTP token), target and version. Bytes from
- * the middle of a request rarely look like one; a line cut short by the end of the read does not.
+ * The start of a request line: a method (an HTTP token) and a space, then a target rather than the
+ * version (bytes from the middle of a long target end as `aaaa HTTP/1.1`). The target itself may be
+ * malformed: that is often why the request was refused.
  */
-const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) [^ \r\n]+ HTTP\/\d\.\d\r?\n/;
+const REQUEST_LINE_START = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (?!HTTP\/)/;
+/** Enough for any method a client sends, its space and what follows. */
+const LINE_START_BYTES = 64;
 
 export function refusalMayCarryBody(rawPacket: unknown): boolean {
   if (!Buffer.isBuffer(rawPacket)) return false;
-  const method = REQUEST_LINE.exec(rawPacket.toString('latin1'))?.[1];
+  const method = REQUEST_LINE_START.exec(rawPacket.toString('latin1', 0, LINE_START_BYTES))?.[1];
   return method !== undefined && method !== 'HEAD' && !rawPacket.includes('\nHEAD ', 0, 'latin1');
 }

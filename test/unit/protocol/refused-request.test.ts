@@ -15,7 +15,8 @@ describe('whether the answer to a request the parser refused may carry a body', 
     ],
     ['bytes from the middle of a request (its head spread over reads)', 'aaaaaaaaaaaa HTTP/1.1\r\n', false],
     ['bytes that start with no request line', '\r\n\r\n', false],
-    ['a request line cut short by the end of the read', `GET /${'a'.repeat(100)}`, false],
+    ['a GET cut short by the end of the read', `GET /${'a'.repeat(100)}`, true],
+    ['a GET whose target holds a space', 'GET /fuzz/a b/\u00fc HTTP/1.1\r\nHost: x\r\n\r\n', true],
   ])('%s: %s', (_what, packet, expected) => {
     expect(refusalMayCarryBody(bytes(packet))).toBe(expected);
   });

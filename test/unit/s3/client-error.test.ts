@@ -21,12 +21,17 @@ function openConnections(target: http.Server): Promise<number> {
   );
 }
 
-it('answers a malformed request, then lets go of a connection whose client keeps it open', async () => {
+/** A server whose parser's refusals are answered by answerClientError, closed after each test. */
+async function answeringServer(): Promise<{ listening: http.Server; port: number }> {
   const listening = http.createServer(() => undefined);
   server = listening;
   listening.on('clientError', answerClientError);
   await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
-  const { port } = listening.address() as net.AddressInfo;
+  return { listening, port: (listening.address() as net.AddressInfo).port };
+}
+
+it('answers a malformed request, then lets go of a connection whose client keeps it open', async () => {
+  const { listening, port } = await answeringServer();
   // allowHalfOpen: this client does not answer the server's FIN with its own, as some never do.
   const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
   socket.on('error', () => undefined);
@@ -47,11 +52,7 @@ it('answers a malformed request, then lets go of a connection whose client keeps
 });
 
 it('answers a HEAD whose headers are too large with the status and headers only', async () => {
-  const listening = http.createServer(() => undefined);
-  server = listening;
-  listening.on('clientError', answerClientError);
-  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
-  const { port } = listening.address() as net.AddressInfo;
+  const { port } = await answeringServer();
   const socket = net.connect({ port, host: '127.0.0.1' });
   socket.on('error', () => undefined);
   const chunks: Buffer[] = [];
