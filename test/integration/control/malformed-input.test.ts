@@ -188,6 +188,8 @@ describe('requests Node refuses before express sees them', () => {
     const [head, body] = answer.split('\r\n\r\n', 2);
     expect(head).toMatch(/^HTTP\/1\.1 431 /);
     expect(head).toMatch(/^content-type: application\/problem\+json/im);
+    // The length announced is the body's: none, or a client would wait for bytes that never come.
+    expect(head).toMatch(/^content-length: 0$/im);
     expect(body).toBe('');
   });
 
