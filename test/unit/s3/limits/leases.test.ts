@@ -45,6 +45,20 @@ async function bookWithLease(grants: StorageChange[]) {
   return { leases, book };
 }
 
+const LOWERED: ScopeQuota[] = [{ scope: 'bucket:photos', maxBytes: 50_000, maxObjects: null }];
+
+/**
+ * A book whose first lease admitted an upload (`old`, not recorded yet) before the bucket's quota
+ * was lowered: that lease is retired, and a second one (of `second`) granted under the new quota.
+ */
+async function bookWithRetiredLease(second: StorageChange) {
+  const { leases, book } = await bookWithLease([{ bytes: 10_000, objects: 100 }, second]);
+  const old = book.admit(QUOTAS, 'photos', 1_000);
+  expect(book.admit(LOWERED, 'photos', 1_000)).toBeNull();
+  await leases.answer();
+  return { leases, book, old };
+}
+
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['performance', 'setTimeout', 'clearTimeout', 'Date'] });
 });
@@ -87,14 +101,7 @@ describe('the room a process leases', () => {
   });
 
   it('lets a retired lease go once an upload it admitted is given up unsent', async () => {
-    const { leases, book } = await bookWithLease([
-      { bytes: 10_000, objects: 100 },
-      { bytes: 10_000, objects: 100 },
-    ]);
-    const old = book.admit(QUOTAS, 'photos', 1_000);
-    const lowered: ScopeQuota[] = [{ scope: 'bucket:photos', maxBytes: 50_000, maxObjects: null }];
-    expect(book.admit(lowered, 'photos', 1_000)).toBeNull();
-    await leases.answer();
+    const { book, old } = await bookWithRetiredLease({ bytes: 10_000, objects: 100 });
     expect(book.retired()).toEqual([]);
     if (old !== null) book.unadmit(old, 1_000);
     expect(book.retired()).toEqual([old?.id]);
@@ -117,16 +124,8 @@ describe('the room a process leases', () => {
   });
 
   it('starts a new lease when the quotas change, and lets the old one go once its uploads are recorded', async () => {
-    const { leases, book } = await bookWithLease([
-      { bytes: 10_000, objects: 100 },
-      { bytes: 5_000, objects: 100 },
-    ]);
-    const old = book.admit(QUOTAS, 'photos', 1_000);
-    const lowered: ScopeQuota[] = [{ scope: 'bucket:photos', maxBytes: 50_000, maxObjects: null }];
-
-    expect(book.admit(lowered, 'photos', 1_000)).toBeNull();
-    await leases.answer();
-    const fresh = book.admit(lowered, 'photos', 1_000);
+    const { book, old } = await bookWithRetiredLease({ bytes: 5_000, objects: 100 });
+    const fresh = book.admit(LOWERED, 'photos', 1_000);
     expect(fresh?.id).not.toBe(old?.id);
     expect(new Set(book.ids())).toEqual(new Set([old?.id, fresh?.id]));
     // Its upload is not recorded yet: the old lease's row still holds that upload's room.
