@@ -36,11 +36,11 @@ const WORKER_ENTRY = fileURLToPath(
  * - The young generation grows to 128 MiB under a steady stream of small requests, whose objects
  *   all die young; capped at 2 × 16 MiB it costs no measurable CPU (BENCHMARKS.md) and keeps a
  *   worker's RSS growth under load to about 50 MiB.
- * - Allocation-site pretenuring: once a worker has served a few seconds, V8 decides that sites
- *   allocating each request's objects (the HTTP parsers', undici's, the pipeline's) are long-lived
- *   and allocates their objects straight in the old generation, where they die: every 2,000
- *   requests or so a full collection, and each young collection walks the old objects' pointers to
- *   young ones. Without it a worker spends 10-20% less CPU per 4 KiB request (BENCHMARKS.md,
+ * - Allocation-site pretenuring: after a worker has served a while, V8 may decide (some processes
+ *   do, others not) that the sites allocating each request's objects (the HTTP parsers', undici's,
+ *   the pipeline's) make long-lived ones, and allocate them straight in the old generation, where
+ *   they die: a full collection every 2,000 requests or so, and dearer young ones. Without it a
+ *   worker spent 13-27% less CPU per 4 KiB request than one where it had set in (BENCHMARKS.md,
  *   change 28).
  */
 const WORKER_V8_FLAGS: readonly { readonly flag: string; readonly named: string }[] = [
