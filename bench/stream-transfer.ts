@@ -10,6 +10,7 @@
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { AwsChunkedSource, CountingSink, PlainSource, randomBlock, ThrottledSink } from './body-source.js';
+import type { TransferClient, TransferOutcome, TransferRequest } from './children.js';
 import { objectPath, type Target } from './requests.js';
 import { EMPTY_SHA256, signHeaders, UNSIGNED_PAYLOAD } from './sign.js';
 
@@ -21,6 +22,32 @@ export interface Outcome {
   /** Body bytes received (GET) or sent (PUT, decoded). */
   readonly bytes: number;
   readonly seconds: number;
+}
+
+function signedGetHeaders(target: Target, path: string): Promise<Record<string, string>> {
+  return signHeaders(target.credential, {
+    method: 'GET',
+    endpoint: target.endpoint,
+    path,
+    headers: { 'x-amz-content-sha256': EMPTY_SHA256 },
+  });
+}
+
+function plainPutHeaders(size: number): Record<string, string> {
+  return { 'x-amz-content-sha256': UNSIGNED_PAYLOAD, 'content-length': String(size) };
+}
+
+function signedPutHeaders(
+  target: Target,
+  path: string,
+  bodyHeaders: Record<string, string>,
+): Promise<Record<string, string>> {
+  return signHeaders(target.credential, {
+    method: 'PUT',
+    endpoint: target.endpoint,
+    path,
+    headers: { ...bodyHeaders, 'content-type': 'application/octet-stream' },
+  });
 }
 
 function send(
@@ -63,12 +90,7 @@ export async function streamGet(
   bytesPerMs?: number,
 ): Promise<Outcome> {
   const path = objectPath(target.bucket, key);
-  const headers = await signHeaders(target.credential, {
-    method: 'GET',
-    endpoint: target.endpoint,
-    path,
-    headers: { 'x-amz-content-sha256': EMPTY_SHA256 },
-  });
+  const headers = await signedGetHeaders(target, path);
   const sink = bytesPerMs === undefined ? new CountingSink() : new ThrottledSink(bytesPerMs);
   const outcome = await send(target.endpoint, 'GET', path, headers, null, sink);
   if (outcome.status !== 200 || outcome.bytes !== size) {
@@ -92,18 +114,46 @@ export async function streamPut(
     framing === 'plain'
       ? new PlainSource(size, block)
       : new AwsChunkedSource({ total: size, block, algorithm: 'CRC32' });
-  const bodyHeaders =
-    source instanceof AwsChunkedSource
-      ? source.headers()
-      : { 'x-amz-content-sha256': UNSIGNED_PAYLOAD, 'content-length': String(size) };
-  const headers = await signHeaders(target.credential, {
-    method: 'PUT',
-    endpoint: target.endpoint,
+  const headers = await signedPutHeaders(
+    target,
     path,
-    headers: { ...bodyHeaders, 'content-type': 'application/octet-stream' },
-  });
+    source instanceof AwsChunkedSource ? source.headers() : plainPutHeaders(size),
+  );
   const outcome = await send(target.endpoint, 'PUT', path, headers, source);
   if (outcome.status !== 200)
     throw new Error(`PUT ${target.endpoint}${path} (${framing}, ${size} bytes): HTTP ${outcome.status}`);
   return { ...outcome, bytes: size };
+}
+
+/**
+ * A plain PUT of `size` bytes to `key`, or a GET of it, signed as streamPut and streamGet sign it,
+ * for the large transfers' client (children.ts), which sends it on a bare socket.
+ */
+export async function transferRequest(
+  target: Target,
+  method: 'GET' | 'PUT',
+  key: string,
+  size: number,
+): Promise<TransferRequest> {
+  const url = new URL(target.endpoint);
+  const path = objectPath(target.bucket, key);
+  const headers =
+    method === 'GET'
+      ? await signedGetHeaders(target, path)
+      : await signedPutHeaders(target, path, plainPutHeaders(size));
+  return { method, host: url.hostname, port: Number(url.port), path, headers, size };
+}
+
+/** Moves `request` with `client`: a GET must bring exactly `size` bytes, a PUT answer 200. */
+export async function largeTransfer(
+  client: TransferClient,
+  request: TransferRequest,
+  size: number,
+): Promise<TransferOutcome> {
+  const outcome = await client.transfer(request);
+  const where = `${request.method} ${request.host}:${request.port}${request.path}`;
+  if (outcome.status !== 200) throw new Error(`${where}: HTTP ${outcome.status}`);
+  if (request.method === 'GET' && outcome.bytes !== size)
+    throw new Error(`${where}: ${outcome.bytes} of ${size} bytes`);
+  return outcome;
 }
