@@ -31,7 +31,8 @@ const WORKER_ENTRY = fileURLToPath(
 
 /**
  * V8 flags every worker starts with, each unless the operator named it (in NODE_OPTIONS or the main
- * process's flags, which workers inherit; `--allocation-site-pretenuring` turns the second back on).
+ * process's flags, which workers inherit; `--allocation-site-pretenuring` turns the second back on,
+ * `--no-external-memory-accounted-in-global-limit` the third off).
  *
  * - The young generation grows to 128 MiB under a steady stream of small requests, whose objects
  *   all die young; capped at 2 × 16 MiB it costs no measurable CPU (BENCHMARKS.md) and keeps a
@@ -42,10 +43,19 @@ const WORKER_ENTRY = fileURLToPath(
  *   they die: a full collection every 2,000 requests or so, and dearer young ones. Without it a
  *   worker spent 13-27% less CPU per 4 KiB request than one where it had set in (BENCHMARKS.md,
  *   change 28).
+ * - External memory in the global limit: every socket read is a fresh buffer outside V8's heap,
+ *   and by default each 64 MiB of them starts a full collection of the whole heap (18-23 for a
+ *   GiB streamed through a worker), though these buffers die young. Counted in the heap's own
+ *   limits, a GiB streamed costs 12, and a worker 7-16% less CPU per GiB (BENCHMARKS.md,
+ *   change 30).
  */
 const WORKER_V8_FLAGS: readonly { readonly flag: string; readonly named: string }[] = [
   { flag: '--max-semi-space-size=16', named: 'max-semi-space-size' },
   { flag: '--no-allocation-site-pretenuring', named: 'allocation-site-pretenuring' },
+  {
+    flag: '--external-memory-accounted-in-global-limit',
+    named: 'external-memory-accounted-in-global-limit',
+  },
 ];
 
 /**

@@ -112,14 +112,15 @@ describe.each(DATABASES)('storage workers (GATEWAY_WORKERS=2, compiled build, %s
   it('serves the storage endpoint from two worker processes beside the main one', async () => {
     const workers = childProcesses(gateway.child.pid ?? 0, WORKER_MARKER);
     expect(workers).toHaveLength(2);
-    // Each worker caps its young generation, allocates nothing pretenured, and keeps the flags the
-    // main process was started with.
+    // Each worker caps its young generation, allocates nothing pretenured, counts external memory
+    // in the heap's limits, and keeps the flags the main process was started with.
     for (const pid of workers) {
       const flags = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       expect(flags).toEqual(
         expect.arrayContaining([
           '--max-semi-space-size=16',
           '--no-allocation-site-pretenuring',
+          '--external-memory-accounted-in-global-limit',
           OPERATOR_V8_FLAG,
         ]),
       );
