@@ -226,6 +226,8 @@ export async function startTransferClient(): Promise<TransferClient> {
       );
       child.process.send({ type: 'transfer', id: next, ...request });
       const outcome = await answer;
+      // Transfers go one at a time: an answer to another one is a late answer to a transfer given up.
+      if (outcome.id !== next) throw new Error(`answer to transfer ${outcome.id} while waiting for ${next}`);
       if (outcome.error !== undefined) throw new Error(`${request.method} ${request.path}: ${outcome.error}`);
       return outcome as TransferOutcome;
     },
