@@ -351,6 +351,10 @@ function finding(request: Planned, answer: Answer): string | null {
     return `answered ${answer.status} as ${answer.contentType || 'no content type'}: ${answer.text.slice(0, 200)}`;
   }
   if (request.method === 'HEAD') return null;
+  // A head too large for the parser may reach it over several reads; the read it fails in then
+  // starts mid-target, the method is not known, and the problem goes without a body in case it was
+  // a HEAD (src/protocol/refused-request.ts). Whether it does depends on how the bytes were read.
+  if (answer.status === 431 && answer.text === '') return null;
   let problem: { status?: unknown; code?: unknown };
   try {
     problem = JSON.parse(answer.text) as typeof problem;
