@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- --before=<commit> [--scenario=<name>] [--runs=<n>]`: what a change does to
+ * `npm run bench:ab -- --before=<commit> [--scenario=<name>] [--runs=<n>] [--seconds=<n>] [--quota] [--keys=<n>]`: what a change does to
  * the gateway's CPU per request, this checkout's code against `<commit>`'s, in front of the
  * minimal backend. On this kind of machine the CPU time charged for the same work drifts by up to
  * 2× within a minute (BENCHMARKS.md, "Two instances at once"), so the two builds are not measured
@@ -10,8 +10,11 @@
  * 0.96-1.20): a median moves by a percent or two, so only what is larger says anything.
  *
  * The commit is built in a git worktree of its own with this checkout's node_modules, and each
- * gateway runs on a fresh database (PostgreSQL required, as for `limits`). No targets: a tool for
- * deciding whether a change is worth keeping, not a section of `npm run bench`.
+ * gateway runs on a fresh database (PostgreSQL required, as for `limits`). With `--quota`, the
+ * bucket is under an ample storage quota and uploads go to 4,096 keys in turn, as in the `limits`
+ * section: what a change does to the leased path; `--keys` sets how many keys uploads go to (1:
+ * every client writes one key). No targets: a tool for deciding whether a change is worth keeping,
+ * not a section of `npm run bench`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -26,12 +29,13 @@ import { gatewayHooks, measureTogether, type LoadOptions } from './load-run.js';
 import { median } from './measure.js';
 import { randomBlock } from './body-source.js';
 import { SMALL_OBJECT_BYTES, SMALL_SCENARIOS, smallRequest, type SmallScenario } from './requests.js';
-import { probe } from './wrk.js';
+import { probe, type ReplayRequest } from './wrk.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The core both gateways run on (wrk and the backend on the other). */
 const GATEWAYS_CPU = '1';
 const CONNECTIONS = 32;
+/** Each run, unless --seconds says otherwise: longer runs average over more garbage collections. */
 const RUN_SECONDS = 2;
 const WARMUP_SECONDS = 1;
 
@@ -39,16 +43,30 @@ interface Arguments {
   readonly before: string;
   readonly scenarios: readonly SmallScenario[];
   readonly runs: number;
+  readonly seconds: number;
+  readonly quota: boolean;
+  readonly keys: number;
 }
+
+/** Keys the uploads of `--quota` go to in turn: two uploads of the load rarely go to one key at once. */
+const QUOTA_UPLOAD_KEYS = 4096;
+/** Keys uploads go to in turn otherwise. */
+const UPLOAD_KEYS = 1;
 
 function parseArguments(argv: readonly string[]): Arguments {
   let before: string | undefined;
   let scenarios: SmallScenario[] = [...SMALL_SCENARIOS];
   let runs = 10;
+  let quota = false;
+  let seconds = RUN_SECONDS;
+  let keys: number | undefined;
   for (const argument of argv) {
     const [name, value = ''] = argument.split(/=(.*)/s);
     if (name === '--before') before = value;
+    else if (name === '--quota' && value === '') quota = true;
     else if (name === '--runs') runs = Number(value);
+    else if (name === '--seconds') seconds = Number(value);
+    else if (name === '--keys') keys = Number(value);
     else if (name === '--scenario') {
       if (!(SMALL_SCENARIOS as readonly string[]).includes(value))
         throw new Error(`unknown scenario "${value}"; one of: ${SMALL_SCENARIOS.join(', ')}`);
@@ -57,7 +75,11 @@ function parseArguments(argv: readonly string[]): Arguments {
   }
   if (before === undefined || before === '') throw new Error('--before=<commit> is required');
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number of at least 1');
-  return { before, scenarios, runs };
+  if (!Number.isInteger(seconds) || seconds < 1)
+    throw new Error('--seconds must be a whole number of at least 1');
+  keys ??= quota ? QUOTA_UPLOAD_KEYS : UPLOAD_KEYS;
+  if (!Number.isInteger(keys) || keys < 1) throw new Error('--keys must be a whole number of at least 1');
+  return { before, scenarios, runs, seconds, quota, keys };
 }
 
 /** `commit` built into a worktree of its own (removed at exit): the folder to run. */
@@ -92,25 +114,29 @@ async function main(): Promise<number> {
     });
   const before = await start(commitBuild);
   const after = await start();
+  if (args.quota)
+    for (const gateway of [before, after]) {
+      const admin = await gateway.control();
+      await admin.call('PATCH', `/v1/buckets/${gateway.bucket}`, { quota: { maxBytes: 2 ** 50 } }, 200);
+    }
   const body = randomBlock(SMALL_OBJECT_BYTES);
   console.log(
-    `\nCPU per request of ${args.before} over this checkout's (median of ${args.runs} runs at once):`,
+    `\nCPU per request of ${args.before} over this checkout's (median of ${args.runs} runs at once${args.quota ? ', the bucket under a quota' : ''}):`,
   );
   for (const scenario of args.scenarios) {
-    const key = scenario.startsWith('GET') ? 'bench/object-4k.bin' : 'bench/upload-4k.bin';
+    const keys = scenario.startsWith('GET')
+      ? ['bench/object-4k.bin']
+      : Array.from({ length: args.keys }, (_, index) => `bench/upload-4k-${index}.bin`);
     const load = async (gateway: Gateway): Promise<LoadOptions> => {
-      const request = await smallRequest(
-        scenario,
-        { endpoint: gateway.s3Url, bucket: gateway.bucket, credential: gateway.credential },
-        key,
-        body,
-      );
-      await probe(gateway.s3Url, request);
+      const target = { endpoint: gateway.s3Url, bucket: gateway.bucket, credential: gateway.credential };
+      const request: ReplayRequest[] = [];
+      for (const key of keys) request.push(await smallRequest(scenario, target, key, body));
+      await probe(gateway.s3Url, request[0] as ReplayRequest);
       return {
         baseUrl: gateway.s3Url,
         request,
         connections: CONNECTIONS,
-        seconds: RUN_SECONDS,
+        seconds: args.seconds,
         warmupSeconds: WARMUP_SECONDS,
         parties: [{ name: 'gateway', roots: [gateway.pid] }],
         ...gatewayHooks(gateway),
@@ -119,10 +145,12 @@ async function main(): Promise<number> {
     const loads = [await load(before), await load(after)];
     // The first run after a change of scenario pays for work left by the one before: not kept.
     await measureTogether(loads);
-    const runs: { before: number; after: number }[] = [];
+    const runs: { before: number; after: number; beforeRate: number; afterRate: number }[] = [];
     for (let index = 0; index < args.runs; index += 1) {
       const [onBefore, onAfter] = await measureTogether(loads);
       runs.push({
+        beforeRate: onBefore?.wrk.requestsPerSecond ?? Number.NaN,
+        afterRate: onAfter?.wrk.requestsPerSecond ?? Number.NaN,
         before: onBefore?.cpuMicrosPerRequest.gateway ?? Number.NaN,
         after: onAfter?.cpuMicrosPerRequest.gateway ?? Number.NaN,
       });
@@ -130,7 +158,8 @@ async function main(): Promise<number> {
     const ratios = runs.map((run) => run.before / run.after);
     console.log(
       `  ${scenario.padEnd(22)} ${median(ratios).toFixed(3)}×  (runs ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}; ` +
-        `µs per request ${Math.round(median(runs.map((run) => run.before)))} / ${Math.round(median(runs.map((run) => run.after)))})`,
+        `µs per request ${Math.round(median(runs.map((run) => run.before)))} / ${Math.round(median(runs.map((run) => run.after)))}; ` +
+        `req/s ${Math.round(median(runs.map((run) => run.beforeRate)))} / ${Math.round(median(runs.map((run) => run.afterRate)))})`,
     );
   }
   await after.stop();
