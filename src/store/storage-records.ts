@@ -7,8 +7,10 @@
  * by the row's stamp (storage-objects.ts, migration 0006): the process that wrote it and the
  * interval it was in flight at the store.
  *
- * - The same process: its writes to one key take turns (s3/limits/key-turns.ts), each ending after
- *   its record, so a later record is a later write.
+ * - The same process: its writes to one key take turns while in flight (s3/limits/key-turns.ts),
+ *   so their intervals never overlap and tell their order exactly. A statement may carry several
+ *   records of one key: the latest is held against the row, and the earlier ones change nothing of
+ *   it (superseded), as if each had been written before the next.
  * - Another process: the record is later when its write was sent after the row's was answered,
  *   stale when it was answered before the row's was sent, each with CLOCK_MARGIN to spare for the
  *   difference between the processes' clocks; otherwise the two overlapped.
@@ -64,8 +66,8 @@ export class StorageRecords {
   }
 
   /**
-   * Writes `records` (at most one per key: a process's writes to a key take turns) in one
-   * statement, and gives each lease back the room its records took. The indices of the doubtful.
+   * Writes `records` in one statement, and gives each lease back the room its records took. The
+   * indices of the doubtful.
    */
   async write(records: readonly WriteRecord[]): Promise<Doubtful> {
     if (records.length === 0) return [];
@@ -127,10 +129,16 @@ export class StorageRecords {
         SELECT scope, objects_listed FROM storage_usage
         WHERE scope IN (SELECT scope FROM target) ORDER BY scope FOR UPDATE
       ),
+      latest AS (
+        SELECT DISTINCT ON (entry.bucket, entry.object_key) entry.entry FROM entry
+        WHERE entry.counts
+        ORDER BY entry.bucket, entry.object_key, entry.written_from DESC, entry.entry DESC
+      ),
       current AS (
         SELECT kept.bucket, kept.object_key, kept.bytes, kept.writer, kept.written_from, kept.written_until
         FROM storage_objects AS kept
-        JOIN entry ON entry.counts AND kept.bucket = entry.bucket AND kept.object_key = entry.object_key
+        JOIN entry ON entry.entry IN (SELECT entry FROM latest)
+          AND kept.bucket = entry.bucket AND kept.object_key = entry.object_key
         WHERE (SELECT count(*) FROM locked) >= 0
         ORDER BY kept.bucket, kept.object_key
         FOR UPDATE OF kept
@@ -143,6 +151,7 @@ export class StorageRecords {
         SELECT entry.*, current.bytes AS before_bytes,
           CASE
             WHEN entry.entry NOT IN (SELECT entry FROM listed) THEN 'skip'
+            WHEN entry.entry NOT IN (SELECT entry FROM latest) THEN 'superseded'
             WHEN EXISTS (
               SELECT 1 FROM storage_reservations AS hold
               WHERE hold.held_key = 'object:' || entry.bucket || '/' || entry.object_key

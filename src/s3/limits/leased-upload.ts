@@ -4,20 +4,19 @@
  * lives through copy every object that waits that long. So it is one object: its admission (the
  * lease and the room it took), the interval it was in flight at the store, its record and its
  * turn, where an admission, a stamp, a turn, a record and their closures were a dozen
- * (BENCHMARKS.md, change 24).
+ * (BENCHMARKS.md, change 24). Its turn ends once its send is over and its record queued.
  */
 import { stampClock } from '../../store/storage-objects.js';
 import type { WriteRecord } from '../../store/storage-records.js';
 import type { UsageScope } from '../../store/usage-scopes.js';
 import { FreeTurn, type EndTurn, type KeyTurns } from './key-turns.js';
 import type { AdmittingLease } from './leases.js';
-import type { QueuedRecord } from './record-queue.js';
 
 /**
  * A record of this process: the SSE-C key headers a HEAD of its object needs (from the upload's
  * request), and how often its key was observed.
  */
-export interface LeasedRecord extends QueuedRecord {
+export interface LeasedRecord extends WriteRecord {
   readonly customerKey: Readonly<Record<string, string>>;
   readonly observations: number;
 }
@@ -25,12 +24,11 @@ export interface LeasedRecord extends QueuedRecord {
 /**
  * `record` one observation on, with no lease: what the store was found to hold under its key
  * (`found`: its size, and the interval of the HEAD that asked), or, to be observed later, what the
- * record held. `settled` is told once it is written.
+ * record held.
  */
 export function observationOf(
   record: LeasedRecord,
   found: Pick<WriteRecord, 'bytes' | 'writer' | 'from' | 'until'>,
-  settled: () => void,
 ): LeasedRecord {
   return {
     bucket: record.bucket,
@@ -44,7 +42,6 @@ export function observationOf(
     leaseId: null,
     leasedBytes: 0,
     observations: record.observations + 1,
-    settled,
   };
 }
 
@@ -122,8 +119,11 @@ export class LeasedUpload extends FreeTurn implements LeasedRecord {
     if (this.until === 0) this.until = stampClock();
   }
 
-  /** Its record is written (or given up): its turn ends. */
-  settled(): void {
+  /**
+   * Its send is over and its record queued: its turn ends. The next write to its key from this
+   * process may go now; one of the exact path first waits for the record (storage-quotas.ts).
+   */
+  endTurn(): void {
     if (this.#endTurn === null) this.#turns.endFree(this.turnKey, this);
     else this.#endTurn();
   }

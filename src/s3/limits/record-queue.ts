@@ -4,17 +4,14 @@
  * statement at a time. A statement the database does not take is tried again after pauses; a
  * record never written leaves the count as it was (a recount brings it back to the store).
  *
- * Each record's upload keeps its turn at its key until the record is written, so a key has at most
- * one record waiting, and this process's writes to one key are recorded in the order the store
- * took them. A write that has to wait for a turn hurries the records on (`hurry`).
+ * A key may have several records waiting: this process's writes to one key take turns only while
+ * in flight (key-turns.ts), and a statement orders the records of a key by those intervals
+ * (store/storage-records.ts). A write of the exact path reads what its key holds from the
+ * database, so it first waits for the records of its keys queued before it (`written`), which go
+ * at once.
  */
 import type { Logger } from '../../observability/logger.js';
 import type { StorageRecords, WriteRecord } from '../../store/storage-records.js';
-
-/** A record to write, told once it is written or given up (its upload's turn at its key ends then). */
-export interface QueuedRecord extends WriteRecord {
-  settled(): void;
-}
 
 /**
  * Each statement costs its process 150-300 µs of CPU whatever it carries (its round trip's system
@@ -28,7 +25,7 @@ export const LINGER_MS = 200;
 const LARGEST = 1024;
 const RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000];
 
-export interface RecordQueueOptions<R extends QueuedRecord> {
+export interface RecordQueueOptions<R extends WriteRecord> {
   /** A record that changed nothing because another write to its key may have come after it. */
   readonly onDoubt: (record: R) => void;
   /**
@@ -41,15 +38,22 @@ export interface RecordQueueOptions<R extends QueuedRecord> {
   readonly retryDelaysMs?: readonly number[];
 }
 
-export class RecordQueue<R extends QueuedRecord> {
+export class RecordQueue<R extends WriteRecord> {
   readonly #store: StorageRecords;
   readonly #logger: Logger;
   readonly #options: RecordQueueOptions<R>;
   #records: R[] = [];
+  /** The records of the statement under way. */
+  #sending: readonly R[] = [];
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> | null = null;
-  /** A write waits for a record queued now: the next statement goes without lingering. */
-  #hurried = false;
+  /** Records written or given up so far (statements go in the order their records were queued). */
+  #done = 0;
+  /**
+   * Writes waiting for the records queued before them, each resolved once #done reaches its count:
+   * while any waits, statements go without lingering.
+   */
+  #waiters: { readonly upTo: number; readonly resolve: () => void }[] = [];
 
   constructor(store: StorageRecords, logger: Logger, options: RecordQueueOptions<R>) {
     this.#store = store;
@@ -57,7 +61,7 @@ export class RecordQueue<R extends QueuedRecord> {
     this.#options = options;
   }
 
-  /** Queues `record`; its `settled` is called once it is written (or given up). */
+  /** Queues `record`. */
   add(record: R): void {
     this.#records.push(record);
     if (this.#records.length >= LARGEST) this.#start();
@@ -65,13 +69,18 @@ export class RecordQueue<R extends QueuedRecord> {
   }
 
   /**
-   * Writes what waits at once, or right after the statement under way (a write waits for a turn
-   * at a key, which may end only with a record).
+   * Resolves once the records that `matches` among those queued before the call are written (or
+   * given up), sending them at once: a write of the exact path is about to read what they left.
    */
-  hurry(): void {
-    if (this.#records.length === 0) return;
-    this.#hurried = true;
+  written(matches: (record: R) => boolean): Promise<void> {
+    // Records are done in the order queued: the statement under way first, then those waiting.
+    const waiting = this.#records.findLastIndex(matches);
+    const sending = waiting === -1 ? this.#sending.findLastIndex(matches) : -1;
+    if (waiting === -1 && sending === -1) return Promise.resolve();
+    const upTo = this.#done + (waiting === -1 ? sending : this.#sending.length + waiting) + 1;
+    const written = new Promise<void>((resolve) => this.#waiters.push({ upTo, resolve }));
     this.#start();
+    return written;
   }
 
   /** Writes everything waiting; resolves once the queue is empty. */
@@ -88,10 +97,9 @@ export class RecordQueue<R extends QueuedRecord> {
       this.#timer = null;
     }
     if (this.#writing !== null || this.#records.length === 0) return;
-    this.#hurried = false;
     this.#writing = this.#writeBatch().finally(() => {
       this.#writing = null;
-      if (this.#hurried || this.#records.length >= LARGEST) this.#start();
+      if (this.#waiters.length > 0 || this.#records.length >= LARGEST) this.#start();
       else if (this.#records.length > 0) this.#timer ??= setTimeout(() => this.#start(), LINGER_MS);
     });
   }
@@ -103,13 +111,20 @@ export class RecordQueue<R extends QueuedRecord> {
    */
   async #writeBatch(): Promise<void> {
     const records = this.#records.splice(0, LARGEST);
+    this.#sending = records;
     const doubtful = await this.#write(records);
+    this.#sending = [];
+    this.#done += records.length;
+    const ready = this.#waiters.filter((waiter) => waiter.upTo <= this.#done);
+    if (ready.length > 0) {
+      this.#waiters = this.#waiters.filter((waiter) => waiter.upTo > this.#done);
+      for (const waiter of ready) waiter.resolve();
+    }
     if (doubtful === null) this.#options.onGivenUp?.(records.length);
     for (const index of doubtful ?? []) {
       const record = records[index];
       if (record !== undefined) this.#options.onDoubt(record);
     }
-    for (const record of records) record.settled();
   }
 
   /** The doubtful of the batch, or null when it was given up. */

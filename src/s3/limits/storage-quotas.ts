@@ -515,8 +515,8 @@ export class StorageQuotas {
 
   /**
    * Sends a leased upload holding its turn, and queues its record once the send is over, however
-   * it ended. Not an async function: the client's answer waits for the send alone, and the record
-   * rides on it.
+   * it ended; its turn ends then. Not an async function: the client's answer waits for the send
+   * alone, and the record rides on it.
    */
   #sendLeased(upload: LeasedUpload, send: SendWrite): Promise<void> {
     upload.sending();
@@ -524,6 +524,7 @@ export class StorageQuotas {
       upload.over();
       (this.#records as RecordQueue<LeasedRecord>).add(upload);
       this.#leases?.recorded(upload.lease);
+      upload.endTurn();
     };
     let sent: Promise<void>;
     try {
@@ -567,12 +568,16 @@ export class StorageQuotas {
     ).unref();
   }
 
+  /**
+   * Asks the store what the key of `record` holds, holding the turn at the key meanwhile (no write
+   * of this process is in flight there), and queues what it found as a record.
+   */
   async #observe(record: LeasedRecord): Promise<void> {
-    const records = this.#records as RecordQueue<LeasedRecord>;
-    const key = objectKey(record.bucket, record.key);
-    records.hurry();
-    const end = await this.#turns.take(key, performance.now() + this.#keyWaitMs);
-    if (end === null) return this.#observeLater(observationOf(record, record, () => undefined));
+    const end = await this.#turns.take(
+      objectKey(record.bucket, record.key),
+      performance.now() + this.#keyWaitMs,
+    );
+    if (end === null) return this.#observeLater(observationOf(record, record));
     try {
       const from = stampClock();
       const answer = await askStore(
@@ -585,7 +590,7 @@ export class StorageQuotas {
       if (answer.status !== 404 && size === null)
         throw new Error(`the store answered ${answer.status} to a HEAD of the key`);
       const found = { bytes: size, writer: this.#instanceId, from, until };
-      await new Promise<void>((resolve) => records.add(observationOf(record, found, resolve)));
+      this.#records?.add(observationOf(record, found));
     } finally {
       end();
     }
@@ -716,6 +721,7 @@ export class StorageQuotas {
     const id = newId();
     this.#track([id], await this.#turnsAt(stage, [key], deadline));
     try {
+      if (object !== undefined) await this.#recordsWritten(object.bucket, [object.key]);
       const ask = () =>
         this.#waitForKey(stage, deadline, () =>
           this.#reservations.reserve(this.#instanceId, quotas, change, key, id, object),
@@ -749,6 +755,17 @@ export class StorageQuotas {
     return 'id' in held ? held : { id: null };
   }
 
+  /**
+   * Waits for the records this process queued of leased uploads to `keys` of `bucket`: their turns
+   * are over, their records perhaps not yet written, and what the keys hold is read from the
+   * database next.
+   */
+  async #recordsWritten(bucket: string, keys: readonly string[]): Promise<void> {
+    if (this.#records === null) return;
+    const wanted = new Set(keys);
+    await this.#records.written((record) => record.bucket === bucket && wanted.has(record.key));
+  }
+
   /** Holds object keys for writes that reserve no room (deletions); their reservation ids. */
   async #holdKeys(
     stage: Planned,
@@ -759,6 +776,7 @@ export class StorageQuotas {
     const keys = objects.keys.map((key) => objectKey(objects.bucket, key));
     const ends = await this.#turnsAt(stage, keys, deadline);
     try {
+      await this.#recordsWritten(objects.bucket, objects.keys);
       const held = await this.#waitForKey(stage, deadline, async () => {
         const hold = await this.#reservations.hold(this.#instanceId, scopes, keys, objects);
         return hold === null ? { outcome: 'busy' as const } : { outcome: 'held' as const, ...hold };
@@ -778,12 +796,7 @@ export class StorageQuotas {
   async #turnsAt(stage: Planned, keys: readonly string[], deadline: number): Promise<EndTurn[]> {
     const ends = new Map<string, EndTurn>();
     for (const key of [...new Set(keys)].sort()) {
-      let end = this.#turns.takeFree(key);
-      if (end === null) {
-        // The turn may end only with a record of an upload from a lease: written now, not later.
-        this.#records?.hurry();
-        end = await this.#turns.take(key, deadline);
-      }
+      const end = this.#turns.takeFree(key) ?? (await this.#turns.take(key, deadline));
       if (end === null) {
         for (const taken of ends.values()) taken();
         throw new S3Error('KeyWriteInProgress');

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QUOTA_RECORD_OUTCOMES, type QuotaRecordOutcome } from '../../../src/observability/metrics.js';
 import { newId } from '../../../src/security/ids.js';
@@ -164,6 +164,34 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
     expect(await storeHoldsOf(gw, 'leased-overwrites')).toEqual({ bytes: 750, objects: 2 });
   });
 
+  it('to one key from many clients at once take turns only while in flight, and count what the store holds last', async () => {
+    await bucketWithQuota(admin, 'leased-one-key', { maxBytes: LARGE_QUOTA });
+    await leaseFor('leased-one-key');
+    const before = await scrapeMetrics(gw.metricsUrl);
+    const sizes = Array.from({ length: 16 }, (_, index) => 2000 + index);
+    await Promise.all(sizes.map((size) => put('leased-one-key', 'hot.bin', size)));
+
+    // Whichever the store took last is what it holds; the count follows it, and none of the
+    // records was left in doubt (one process's writes to a key never overlap).
+    const held = await storeHoldsOf(gw, 'leased-one-key');
+    expect(held.objects).toBe(2);
+    expect(sizes).toContain(held.bytes - 100);
+    await settledUsage('leased-one-key', held.bytes, 2);
+    expect(await recordsCounted(before, 16)).toMatchObject({ written: 16, in_doubt: 0 });
+    expect(objectHeads('leased-one-key')).toEqual([]);
+  });
+
+  it('are counted before a deletion of their key that follows at once reads what it held', async () => {
+    await bucketWithQuota(admin, 'leased-then-deleted', { maxBytes: LARGE_QUOTA });
+    await leaseFor('leased-then-deleted');
+    await put('leased-then-deleted', 'brief.bin', 4000);
+    await s3.send(new DeleteObjectCommand({ Bucket: 'leased-then-deleted', Key: 'brief.bin' }));
+    await settledUsage('leased-then-deleted', 100, 1);
+    expect(await storeHoldsOf(gw, 'leased-then-deleted')).toEqual({ bytes: 100, objects: 1 });
+    // The deletion waited for the upload's record: it read the size, and nothing was left in doubt.
+    expect(objectHeads('leased-then-deleted')).toEqual([]);
+  });
+
   it('give the room of an upload the client abandons back, and free its key for the next', async () => {
     await bucketWithQuota(admin, 'leased-abandoned', { maxBytes: LARGE_QUOTA });
     await leaseFor('leased-abandoned');
@@ -187,7 +215,7 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
     });
     await eventually('the store to see the upload abandoned', () => upstream()?.abandoned === true);
 
-    // Its turn at the key ended with its record: the next upload of the key goes at once.
+    // Its turn at the key ended with its send: the next upload of the key goes at once.
     await put('leased-abandoned', 'gone.bin', 300);
     await settledUsage('leased-abandoned', 400, 2);
     expect(await storeHoldsOf(gw, 'leased-abandoned')).toEqual({ bytes: 400, objects: 2 });
@@ -274,6 +302,43 @@ describe('the records of a key', () => {
         leasedBytes: 0,
       },
     ]);
+
+  it('may come several to a statement: the latest by its interval counts, the earlier change nothing', async () => {
+    await bucketWithQuota(admin, 'several', { maxBytes: LARGE_QUOTA });
+    const writer = newId();
+    const second = 1_000_000;
+    const start = 1_800_000_000 * second;
+    const of = (key: string, bytes: number | null, from: number) => ({
+      bucket: 'several',
+      key,
+      scopes: [bucketScope('several')],
+      bytes,
+      writer,
+      from,
+      until: from + second / 2,
+      leaseId: null,
+      leasedBytes: 0,
+    });
+    const statement = (records: ReturnType<typeof of>[]) =>
+      gw.gateway.context.store.storageRecords.write(records);
+
+    // One process's writes of a key, given out of order: what the last left counts.
+    expect(
+      await statement([
+        of('k', 70, start + 2 * second),
+        of('k', 10, start),
+        of('j', 5, start),
+        of('k', 30, start + second),
+      ]),
+    ).toEqual([]);
+    expect(await usageOf(admin, 'several')).toEqual(held(75, 2));
+    // A deletion and an upload after it, together: the key holds the upload.
+    expect(await statement([of('j', null, start + 3 * second), of('j', 8, start + 4 * second)])).toEqual([]);
+    expect(await usageOf(admin, 'several')).toEqual(held(78, 2));
+    // An upload and a deletion after it: nothing.
+    expect(await statement([of('k', 90, start + 3 * second), of('k', null, start + 4 * second)])).toEqual([]);
+    expect(await usageOf(admin, 'several')).toEqual(held(8, 1));
+  });
 
   it('are ordered by when their writes were in flight: later ones replace, stale ones and overlapping ones change nothing', async () => {
     await bucketWithQuota(admin, 'ordered', { maxBytes: LARGE_QUOTA });

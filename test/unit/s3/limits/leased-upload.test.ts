@@ -19,7 +19,7 @@ async function settledYet(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('an upload from a lease', () => {
-  it('is its own turn at its key: the next write to the key waits until its record is written', async () => {
+  it('is its own turn at its key: the next write to the key waits until its record is queued', async () => {
     const turns = new KeyTurns();
     const upload = uploadOf(turns);
     expect(upload.takeFreeTurn()).toBe(true);
@@ -27,14 +27,14 @@ describe('an upload from a lease', () => {
 
     const next = turns.take('object:photos/a.jpg', performance.now() + 60_000);
     expect(await settledYet(next)).toBe(false);
-    upload.settled();
+    upload.endTurn();
     const end = await next;
     expect(end).not.toBeNull();
     end?.();
     expect(turns.size).toBe(0);
   });
 
-  it('ends the turn it waited for once its record is written', async () => {
+  it('ends the turn it waited for once its record is queued', async () => {
     const turns = new KeyTurns();
     const first = turns.takeFree('object:photos/a.jpg');
     const upload = uploadOf(turns);
@@ -44,7 +44,7 @@ describe('an upload from a lease', () => {
     const end = await waited;
     upload.tookTurn(end ?? (() => undefined));
     expect(turns.size).toBe(1);
-    upload.settled();
+    upload.endTurn();
     expect(turns.size).toBe(0);
   });
 
@@ -79,11 +79,7 @@ describe('an upload from a lease', () => {
 
   it('is observed as a record of no lease, one observation on', () => {
     const upload = uploadOf(new KeyTurns());
-    const observation = observationOf(
-      upload,
-      { bytes: 10, writer: 'writer-1', from: 5, until: 6 },
-      () => undefined,
-    );
+    const observation = observationOf(upload, { bytes: 10, writer: 'writer-1', from: 5, until: 6 });
     expect(observation).toMatchObject({
       bucket: 'photos',
       key: 'a.jpg',
