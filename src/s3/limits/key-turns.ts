@@ -4,7 +4,6 @@
  * which other instances may hold too. Waiting here costs nothing; asking the database again and
  * again would compete with the holder for the usage rows it settles on.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 
 /** Ends a turn; calling it again does nothing. */
@@ -103,15 +102,17 @@ export class KeyTurns {
   }
 }
 
-/** Whether `promise` resolves before `deadline`. */
-async function settledBy(promise: Promise<void>, deadline: number): Promise<boolean> {
-  const timer = new AbortController();
-  try {
-    return await Promise.race([
-      promise.then(() => true),
-      delay(Math.max(0, deadline - performance.now()), false, { signal: timer.signal }),
-    ]);
-  } finally {
-    timer.abort();
-  }
+/**
+ * Whether `promise` resolves before `deadline`: one timer, cleared when it does. Every write
+ * waiting at a busy key comes here; an AbortController and a promised delay for each made an
+ * upload to a key many clients write cost 1.38 times the CPU (BENCHMARKS.md, change 32).
+ */
+function settledBy(promise: Promise<void>, deadline: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()));
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }
