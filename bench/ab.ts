@@ -1,13 +1,14 @@
 /**
- * `npm run bench:ab -- --before=<commit> [--scenario=<name>] [--runs=<n>] [--seconds=<n>] [--quota] [--keys=<n>]`: what a change does to
- * the gateway's CPU per request, this checkout's code against `<commit>`'s, in front of the
- * minimal backend. On this kind of machine the CPU time charged for the same work drifts by up to
- * 2× within a minute (BENCHMARKS.md, "Two instances at once"), so the two builds are not measured
- * in turn: both run at the same moment, one storage worker each on the same core, each with its
- * own wrk at 32 connections, and the report gives, per 4 KiB scenario, the median over `runs`
- * runs of the CPU per request of the commit's build over this checkout's (above 1: the change
- * saves). Two identical builds measured a median of 1.007 over ten runs this way (single runs
- * 0.96-1.20): a median moves by a percent or two, so only what is larger says anything.
+ * `npm run bench:ab -- --before=<commit> [--scenario=<name>] [--runs=<n>] [--seconds=<n>] [--quota]
+ * [--keys=<n>]`: what a change does to the gateway's CPU per request, this checkout's code against
+ * `<commit>`'s, in front of the minimal backend. On this kind of machine the CPU time charged for
+ * the same work drifts by up to 2× within a minute (BENCHMARKS.md, "Two instances at once"), so the
+ * two builds are not measured in turn: both run at the same moment, one storage worker each on the
+ * same core, each with its own wrk at 32 connections, and the report gives, per 4 KiB scenario, the
+ * median over `runs` runs of the CPU per request of the commit's build over this checkout's (above
+ * 1: the change saves). Two identical builds measured a median of 1.007 over ten runs this way
+ * (single runs 0.96-1.20): a median moves by a percent or two, so only what is larger says
+ * anything.
  *
  * The commit is built in a git worktree of its own with this checkout's node_modules, and each
  * gateway runs on a fresh database (PostgreSQL required, as for `limits`). With `--quota`, the

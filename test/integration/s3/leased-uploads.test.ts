@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import http from 'node:http';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QUOTA_RECORD_OUTCOMES, type QuotaRecordOutcome } from '../../../src/observability/metrics.js';
@@ -181,14 +182,55 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
     expect(objectHeads('leased-one-key')).toEqual([]);
   });
 
-  it('are counted before a deletion of their key that follows at once reads what it held', async () => {
+  it('are recorded before a deletion of their key, which came while one was at the store, reads what it held', async () => {
     await bucketWithQuota(admin, 'leased-then-deleted', { maxBytes: LARGE_QUOTA });
     await leaseFor('leased-then-deleted');
-    await put('leased-then-deleted', 'brief.bin', 4000);
-    await s3.send(new DeleteObjectCommand({ Bucket: 'leased-then-deleted', Key: 'brief.bin' }));
+    const before = await scrapeMetrics(gw.metricsUrl);
+    const path = '/leased-then-deleted/brief.bin';
+    const body = Buffer.alloc(256 * 1024, 1);
+    const headers = await signedHeaders({
+      credential: gw.credential,
+      method: 'PUT',
+      baseUrl: gw.s3Url,
+      path,
+      payloadHash: 'UNSIGNED-PAYLOAD',
+      headers: { 'content-length': String(body.length) },
+    });
+    const url = new URL(gw.s3Url);
+    const upload = http.request({
+      host: url.hostname,
+      port: url.port,
+      method: 'PUT',
+      path,
+      headers,
+      agent: false,
+    });
+    const uploaded = new Promise<number>((resolve, reject) => {
+      upload.on('response', (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      });
+      upload.on('error', reject);
+    });
+    upload.write(body.subarray(0, body.length / 2));
+    const atStore = () => backend.requests.find((request) => request.target.startsWith(path));
+    await eventually('the store receives the upload', () => (atStore()?.bodyBytes ?? 0) > 0);
+
+    // The deletion waits for the upload's turn at the key, its interval begun while the upload
+    // is at the store: only if it also waits for the upload's record does it read what the upload
+    // left, rather than leave that record in doubt (a HEAD of the key, later).
+    const deleted = s3.send(new DeleteObjectCommand({ Bucket: 'leased-then-deleted', Key: 'brief.bin' }));
+    await eventually(
+      'the deletion under way beside the upload',
+      async () => metricValue(await scrapeMetrics(gw.metricsUrl), 'gateway_s3_in_flight_requests') >= 2,
+    );
+    upload.end(body.subarray(body.length / 2));
+    expect(await uploaded).toBe(200);
+    await deleted;
+
     await settledUsage('leased-then-deleted', 100, 1);
     expect(await storeHoldsOf(gw, 'leased-then-deleted')).toEqual({ bytes: 100, objects: 1 });
-    // The deletion waited for the upload's record: it read the size, and nothing was left in doubt.
+    expect(await recordsCounted(before, 1)).toMatchObject({ in_doubt: 0 });
     expect(objectHeads('leased-then-deleted')).toEqual([]);
   });
 
