@@ -3,6 +3,10 @@
  * here, first come first served, and only the one whose turn it is asks the database for the key,
  * which other instances may hold too. Waiting here costs nothing; asking the database again and
  * again would compete with the holder for the usage rows it settles on.
+ *
+ * A key is a name within a space (an object key within its bucket): every upload under a quota
+ * takes a turn, and one string joined of the two per upload cost a copy and its hash each time
+ * (BENCHMARKS.md, change 33), where the request's own strings are looked up as they are.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -36,49 +40,58 @@ export class FreeTurn {
   }
 }
 
+type Tail = Promise<void> | FreeTurn;
+
 export class KeyTurns {
   /**
-   * Per key, the last turn taken: a free turn, or the promise that resolves once every turn taken
-   * so far has ended.
+   * Per space, per name, the last turn taken: a free turn, or the promise that resolves once every
+   * turn taken so far has ended. A space goes once no turn is taken in it.
    */
-  readonly #tails = new Map<string, Promise<void> | FreeTurn>();
+  readonly #spaces = new Map<string, Map<string, Tail>>();
+  #size = 0;
 
   /** Keys with turns taken now (for tests and metrics). */
   get size(): number {
-    return this.#tails.size;
+    return this.#size;
   }
 
   /**
-   * The turn at `key` when nobody has one (the common case: uploads of different keys), taken at
-   * once; null when another turn is taken (`take` waits for it).
+   * The turn at `name` in `space` when nobody has one (the common case: uploads of different
+   * keys), taken at once; null when another turn is taken (`take` waits for it).
    */
-  takeFree(key: string): EndTurn | null {
+  takeFree(space: string, name: string): EndTurn | null {
     const turn = new FreeTurn();
-    return this.claimFree(key, turn) ? () => this.endFree(key, turn) : null;
+    return this.claimFree(space, name, turn) ? () => this.endFree(space, name, turn) : null;
   }
 
-  /** Takes the turn at `key` as `turn` when nobody has one; whether it was free. */
-  claimFree(key: string, turn: FreeTurn): boolean {
-    if (this.#tails.has(key)) return false;
-    this.#tails.set(key, turn);
+  /** Takes the turn at `name` in `space` as `turn` when nobody has one; whether it was free. */
+  claimFree(space: string, name: string, turn: FreeTurn): boolean {
+    const tails = this.#spaces.get(space);
+    if (tails === undefined) {
+      this.#spaces.set(space, new Map([[name, turn]]));
+    } else {
+      if (tails.has(name)) return false;
+      tails.set(name, turn);
+    }
+    this.#size += 1;
     return true;
   }
 
-  /** Ends `turn`, taken at `key` by claimFree. */
-  endFree(key: string, turn: FreeTurn): void {
+  /** Ends `turn`, taken at `name` in `space` by claimFree. */
+  endFree(space: string, name: string, turn: FreeTurn): void {
     turn.markEnded();
-    if (this.#tails.get(key) === turn) this.#tails.delete(key);
+    this.#release(space, name, turn);
   }
 
   /**
-   * Waits for the turns taken before this one at `key` to end, at most until `deadline`
-   * (performance.now() time); the function that ends this turn, or null when the deadline passed
-   * first (the turn is given up: those after it do not wait for it).
+   * Waits for the turns taken before this one at `name` in `space` to end, at most until
+   * `deadline` (performance.now() time); the function that ends this turn, or null when the
+   * deadline passed first (the turn is given up: those after it do not wait for it).
    */
-  async take(key: string, deadline: number): Promise<EndTurn | null> {
-    const last = this.#tails.get(key);
+  async take(space: string, name: string, deadline: number): Promise<EndTurn | null> {
+    const last = this.#spaces.get(space)?.get(name);
     const before = last instanceof FreeTurn ? last.done : last;
-    const end = this.#claim(key, before);
+    const end = this.#claim(space, name, before);
     if (before !== undefined && !(await settledBy(before, deadline))) {
       end();
       return null;
@@ -86,19 +99,34 @@ export class KeyTurns {
     return end;
   }
 
-  /** Puts a turn at `key` after `before` (the turns already taken there); the function that ends it. */
-  #claim(key: string, before: Promise<void> | undefined): EndTurn {
+  /** Puts a turn at `name` after `before` (the turns already taken there); the function that ends it. */
+  #claim(space: string, name: string, before: Promise<void> | undefined): EndTurn {
     let release: () => void = () => undefined;
     const mine = new Promise<void>((resolve) => (release = resolve));
     const tail = before === undefined ? mine : before.then(() => mine);
-    this.#tails.set(key, tail);
+    let tails = this.#spaces.get(space);
+    if (tails === undefined) {
+      tails = new Map();
+      this.#spaces.set(space, tails);
+    }
+    if (!tails.has(name)) this.#size += 1;
+    tails.set(name, tail);
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
       release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+      this.#release(space, name, tail);
     };
+  }
+
+  /** Frees `name` in `space` when `tail` is still the last turn taken there. */
+  #release(space: string, name: string, tail: Tail): void {
+    const tails = this.#spaces.get(space);
+    if (tails?.get(name) !== tail) return;
+    tails.delete(name);
+    this.#size -= 1;
+    if (tails.size === 0) this.#spaces.delete(space);
   }
 }
 

@@ -48,8 +48,6 @@ export function observationOf(
 export class LeasedUpload extends FreeTurn implements LeasedRecord {
   readonly bucket: string;
   readonly key: string;
-  /** Its key among this process's turns (KeyTurns): the bucket's and the object's together. */
-  readonly turnKey: string;
   readonly lease: AdmittingLease;
   readonly leasedBytes: number;
   readonly writer: string;
@@ -67,7 +65,6 @@ export class LeasedUpload extends FreeTurn implements LeasedRecord {
   constructor(
     bucket: string,
     key: string,
-    turnKey: string,
     lease: AdmittingLease,
     length: number,
     writer: string,
@@ -77,7 +74,6 @@ export class LeasedUpload extends FreeTurn implements LeasedRecord {
     super();
     this.bucket = bucket;
     this.key = key;
-    this.turnKey = turnKey;
     this.lease = lease;
     this.leasedBytes = length;
     this.writer = writer;
@@ -93,9 +89,9 @@ export class LeasedUpload extends FreeTurn implements LeasedRecord {
     return this.lease.id;
   }
 
-  /** Takes its turn at its key as itself when nobody has one; whether it did. */
+  /** Takes its turn at its key (its name in its bucket) as itself when nobody has one; whether it did. */
   takeFreeTurn(): boolean {
-    return this.#turns.claimFree(this.turnKey, this);
+    return this.#turns.claimFree(this.bucket, this.key, this);
   }
 
   /** Its turn came after waiting (KeyTurns.take); `end` ends it. */
@@ -124,7 +120,7 @@ export class LeasedUpload extends FreeTurn implements LeasedRecord {
    * process may go now; one of the exact path first waits for the record (storage-quotas.ts).
    */
   endTurn(): void {
-    if (this.#endTurn === null) this.#turns.endFree(this.turnKey, this);
+    if (this.#endTurn === null) this.#turns.endFree(this.bucket, this.key, this);
     else this.#endTurn();
   }
 }

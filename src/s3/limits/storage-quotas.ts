@@ -115,14 +115,29 @@ const SETTLE_RETRY_DELAYS_MS = [250, 1_000, 4_000, 15_000];
 const FIRST_KEY_POLL_MS = 5;
 const LONGEST_KEY_POLL_MS = 250;
 
-/** The key a counted write to an object holds. */
-function objectKey(bucket: string, key: string): string {
+/**
+ * The key a counted write holds: in the database (`held`, a reservation's key, which other
+ * instances see), and among this process's turns (`name` within `space`, key-turns.ts).
+ */
+interface WriteKey {
+  readonly held: string;
+  readonly space: string;
+  readonly name: string;
+}
+
+/** The key of a counted write to an object; its turn is the object key's within its bucket. */
+function objectKey(bucket: string, key: string): WriteKey {
+  return { held: objectHeldKey(bucket, key), space: bucket, name: key };
+}
+
+function objectHeldKey(bucket: string, key: string): string {
   return `object:${bucket}/${key}`;
 }
 
-/** The key an upload of a part holds. */
-function partKey(upload: UploadRef, partNumber: string): string {
-  return `part:${upload.bucket}/${upload.uploadId}/${partNumber}`;
+/** The key of an upload of a part; its turn is the part number's within its upload (no bucket name has a colon). */
+function partKey(upload: UploadRef, partNumber: string): WriteKey {
+  const space = `part:${upload.bucket}/${upload.uploadId}`;
+  return { held: `${space}/${partNumber}`, space, name: partNumber };
 }
 
 /** The length of the body the store receives, as forward.ts sends it. */
@@ -449,7 +464,6 @@ export class StorageQuotas {
     const upload = new LeasedUpload(
       stage.bucket,
       stage.key,
-      objectKey(stage.bucket, stage.key),
       lease,
       length,
       this.#instanceId,
@@ -504,7 +518,12 @@ export class StorageQuotas {
   /** A leased upload whose key another write of this process holds: sent once its turn comes. */
   async #leasedUploadAfterTurn(stage: Counted, upload: LeasedUpload, send: SendWrite): Promise<void> {
     try {
-      const [endTurn] = await this.#turnsAt(stage, [upload.turnKey], performance.now() + this.#keyWaitMs);
+      const [endTurn] = await this.#turnsAt(
+        stage,
+        upload.bucket,
+        [upload.key],
+        performance.now() + this.#keyWaitMs,
+      );
       upload.tookTurn(endTurn ?? (() => undefined));
     } catch (error) {
       this.#leases?.unadmit(upload.lease, upload.leasedBytes);
@@ -573,10 +592,7 @@ export class StorageQuotas {
    * of this process is in flight there), and queues what it found as a record.
    */
   async #observe(record: LeasedRecord): Promise<void> {
-    const end = await this.#turns.take(
-      objectKey(record.bucket, record.key),
-      performance.now() + this.#keyWaitMs,
-    );
+    const end = await this.#turns.take(record.bucket, record.key, performance.now() + this.#keyWaitMs);
     if (end === null) return this.#observeLater(observationOf(record, record));
     try {
       const from = stampClock();
@@ -714,17 +730,17 @@ export class StorageQuotas {
     stage: Planned,
     quotas: readonly ScopeQuota[],
     change: StorageChange,
-    key: string,
+    key: WriteKey,
     object?: ObjectRef,
   ): Promise<Held | { exceeded: readonly UsageScope[] }> {
     const deadline = performance.now() + this.#keyWaitMs;
     const id = newId();
-    this.#track([id], await this.#turnsAt(stage, [key], deadline));
+    this.#track([id], await this.#turnsAt(stage, key.space, [key.name], deadline));
     try {
       if (object !== undefined) await this.#recordsWritten(object.bucket, [object.key]);
       const ask = () =>
         this.#waitForKey(stage, deadline, () =>
-          this.#reservations.reserve(this.#instanceId, quotas, change, key, id, object),
+          this.#reservations.reserve(this.#instanceId, quotas, change, key.held, id, object),
         );
       let reservation = await ask();
       // Room this process leased and has not used may be what is missing: given back, asked again.
@@ -747,7 +763,7 @@ export class StorageQuotas {
   async #holdKey(
     stage: Planned,
     quotas: readonly ScopeQuota[],
-    key: string,
+    key: WriteKey,
     object?: ObjectRef,
   ): Promise<Held> {
     const held = await this.#reserve(stage, quotas, NO_CHANGE, key, object);
@@ -773,8 +789,8 @@ export class StorageQuotas {
     objects: { readonly bucket: string; readonly keys: readonly string[] },
   ): Promise<{ ids: string[]; sizes?: Map<string, number | null> }> {
     const deadline = performance.now() + this.#keyWaitMs;
-    const keys = objects.keys.map((key) => objectKey(objects.bucket, key));
-    const ends = await this.#turnsAt(stage, keys, deadline);
+    const keys = objects.keys.map((key) => objectHeldKey(objects.bucket, key));
+    const ends = await this.#turnsAt(stage, objects.bucket, objects.keys, deadline);
     try {
       await this.#recordsWritten(objects.bucket, objects.keys);
       const held = await this.#waitForKey(stage, deadline, async () => {
@@ -790,20 +806,25 @@ export class StorageQuotas {
   }
 
   /**
-   * This process's turns at `keys`, taken in key order (two writes naming the same keys cannot
-   * each wait for the other), or 503 SlowDown once `deadline` passed.
+   * This process's turns at `names` in `space`, taken in name order (two writes naming the same
+   * keys cannot each wait for the other), or 503 SlowDown once `deadline` passed.
    */
-  async #turnsAt(stage: Planned, keys: readonly string[], deadline: number): Promise<EndTurn[]> {
+  async #turnsAt(
+    stage: Planned,
+    space: string,
+    names: readonly string[],
+    deadline: number,
+  ): Promise<EndTurn[]> {
     const ends = new Map<string, EndTurn>();
-    for (const key of [...new Set(keys)].sort()) {
-      const end = this.#turns.takeFree(key) ?? (await this.#turns.take(key, deadline));
+    for (const name of [...new Set(names)].sort()) {
+      const end = this.#turns.takeFree(space, name) ?? (await this.#turns.take(space, name, deadline));
       if (end === null) {
         for (const taken of ends.values()) taken();
         throw new S3Error('KeyWriteInProgress');
       }
-      ends.set(key, end);
+      ends.set(name, end);
     }
-    return keys.map((key) => ends.get(key) as EndTurn);
+    return names.map((name) => ends.get(name) as EndTurn);
   }
 
   /** The writes of `ids` are under way, each holding its turn (`ends`, one per id). */

@@ -7,7 +7,7 @@ const LEASE = { id: 'lease-1', scopes: ['bucket:photos', 'organisation:o'] } as 
 const NO_KEY = Object.freeze({});
 
 function uploadOf(turns: KeyTurns): LeasedUpload {
-  return new LeasedUpload('photos', 'a.jpg', 'object:photos/a.jpg', LEASE, 4096, 'writer-1', NO_KEY, turns);
+  return new LeasedUpload('photos', 'a.jpg', LEASE, 4096, 'writer-1', NO_KEY, turns);
 }
 
 /** Whether `promise` has settled once the microtasks queued so far have run. */
@@ -25,7 +25,7 @@ describe('an upload from a lease', () => {
     expect(upload.takeFreeTurn()).toBe(true);
     expect(uploadOf(turns).takeFreeTurn()).toBe(false);
 
-    const next = turns.take('object:photos/a.jpg', performance.now() + 60_000);
+    const next = turns.take('photos', 'a.jpg', performance.now() + 60_000);
     expect(await settledYet(next)).toBe(false);
     upload.endTurn();
     const end = await next;
@@ -36,10 +36,10 @@ describe('an upload from a lease', () => {
 
   it('ends the turn it waited for once its record is queued', async () => {
     const turns = new KeyTurns();
-    const first = turns.takeFree('object:photos/a.jpg');
+    const first = turns.takeFree('photos', 'a.jpg');
     const upload = uploadOf(turns);
     expect(upload.takeFreeTurn()).toBe(false);
-    const waited = turns.take('object:photos/a.jpg', performance.now() + 60_000);
+    const waited = turns.take('photos', 'a.jpg', performance.now() + 60_000);
     first?.();
     const end = await waited;
     upload.tookTurn(end ?? (() => undefined));
