@@ -14,7 +14,7 @@ import { LRUCache } from 'lru-cache';
 import { burstOf } from '../../access/request-rates.js';
 import type { RequestRate } from '../../store/records.js';
 
-/** Buckets kept; one evicted comes back full, which lets at most one extra burst through. */
+/** Buckets kept per kind of limit; one evicted comes back full, which lets at most one extra burst through. */
 const MAX_BUCKETS = 100_000;
 
 /** Tokens refill at `rate` per second up to `capacity`; a request takes one. */
@@ -58,7 +58,12 @@ export interface Verdict<Limit> {
 }
 
 export class RequestRateLimiter {
-  readonly #buckets = new LRUCache<string, TokenBucket>({ max: MAX_BUCKETS });
+  /**
+   * Per kind of limit, its buckets by the key it is counted under. Keys are the records' own
+   * strings (an access key id, an organisation's id): one joined per request cost a copy and its
+   * hash each time (BENCHMARKS.md, change 34).
+   */
+  readonly #buckets = new Map<unknown, LRUCache<string, TokenBucket>>();
   readonly #processes: () => number;
 
   /** `processes`: how many processes share each limit now. */
@@ -68,7 +73,8 @@ export class RequestRateLimiter {
 
   /**
    * Admits a request under every limit given, taking a token from each, or takes none and says
-   * which limit it is over. `key` names the limit's bucket (an organisation's, a credential's).
+   * which limit it is over. `key` names the bucket among those of its `limit` (an organisation's
+   * id, a credential's access key id).
    */
   admit<Limit>(
     limits: readonly { readonly key: string; readonly rate: RequestRate; readonly limit: Limit }[],
@@ -78,10 +84,11 @@ export class RequestRateLimiter {
     const admitted: TokenBucket[] = [];
     for (const { key, rate, limit } of limits) {
       const share = shareOf(rate, processes);
-      let bucket = this.#buckets.get(key);
+      const buckets = this.#bucketsOf(limit);
+      let bucket = buckets.get(key);
       if (bucket === undefined) {
         bucket = new TokenBucket(share.capacity, now);
-        this.#buckets.set(key, bucket);
+        buckets.set(key, bucket);
       }
       const wait = bucket.wait(share.rate, share.capacity, now);
       if (wait > 0) return { limit, retryAfterSeconds: wait };
@@ -89,5 +96,14 @@ export class RequestRateLimiter {
     }
     for (const bucket of admitted) bucket.take();
     return null;
+  }
+
+  #bucketsOf(limit: unknown): LRUCache<string, TokenBucket> {
+    let buckets = this.#buckets.get(limit);
+    if (buckets === undefined) {
+      buckets = new LRUCache<string, TokenBucket>({ max: MAX_BUCKETS });
+      this.#buckets.set(limit, buckets);
+    }
+    return buckets;
   }
 }

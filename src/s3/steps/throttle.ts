@@ -22,12 +22,9 @@ export function throttle(stage: Authorised, limiter: RequestRateLimiter): void {
   const { requests, credentialRequests } = organisation.limits;
   if (requests === null && (credentialRequests === null || identity.kind !== 'credential')) return;
   const limits: { key: string; rate: RequestRate; limit: RateLimitKind }[] = [];
-  if (credentialRequests !== null && identity.kind === 'credential') {
-    const key = `credential:${identity.credential.accessKeyId}`;
-    limits.push({ key, rate: credentialRequests, limit: 'credential_rate' });
-  }
-  if (requests !== null)
-    limits.push({ key: `organisation:${organisation.id}`, rate: requests, limit: 'organisation_rate' });
+  if (credentialRequests !== null && identity.kind === 'credential')
+    limits.push({ key: identity.credential.accessKeyId, rate: credentialRequests, limit: 'credential_rate' });
+  if (requests !== null) limits.push({ key: organisation.id, rate: requests, limit: 'organisation_rate' });
   const verdict = limiter.admit(limits);
   if (verdict === null) return;
   exchange.limitedBy = verdict.limit satisfies LimitKind;

@@ -65,4 +65,15 @@ describe('the request rate limiter', () => {
     processes = 1;
     expect(limiter.admit(organisation, 100)).toBeNull();
   });
+
+  it('keeps the buckets of different limits apart, whatever their keys', () => {
+    const limiter = new RequestRateLimiter(() => 1);
+    const rate = { requestsPerSecond: 1, burst: 1 };
+    expect(limiter.admit([{ key: 'same', rate, limit: 'credential' }], 0)).toBeNull();
+    // The organisation's bucket of the same key is its own, still full.
+    expect(limiter.admit([{ key: 'same', rate, limit: 'organisation' }], 0)).toBeNull();
+    expect(limiter.admit([{ key: 'same', rate, limit: 'credential' }], 0)).toMatchObject({
+      limit: 'credential',
+    });
+  });
 });
