@@ -10,20 +10,26 @@
  * some of them is held below the limit, never above it (README, "Quotas and rate limits").
  */
 import { performance } from 'node:perf_hooks';
-import { LRUCache } from 'lru-cache';
 import { burstOf } from '../../access/request-rates.js';
-import type { RequestRate } from '../../store/records.js';
+import type { OrganisationLimits, RequestRate } from '../../store/records.js';
 
-/** Buckets kept per kind of limit; one evicted comes back full, which lets at most one extra burst through. */
+/**
+ * Buckets kept per kind of limit before the full ones are forgotten (a full bucket is what a new
+ * one would be); past that even those not full are, which lets at most one extra burst through.
+ */
 const MAX_BUCKETS = 100_000;
 
 /** Tokens refill at `rate` per second up to `capacity`; a request takes one. */
 export class TokenBucket {
   #tokens: number;
   #updatedAt: number;
+  /** The share it last refilled at, for telling whether it is full (`fullBy`). */
+  #rate = 0;
+  #capacity: number;
 
   constructor(capacity: number, now: number) {
     this.#tokens = capacity;
+    this.#capacity = capacity;
     this.#updatedAt = now;
   }
 
@@ -31,11 +37,18 @@ export class TokenBucket {
   wait(rate: number, capacity: number, now: number): number {
     this.#tokens = Math.min(capacity, this.#tokens + ((now - this.#updatedAt) / 1000) * rate);
     this.#updatedAt = now;
+    this.#rate = rate;
+    this.#capacity = capacity;
     return this.#tokens >= 1 ? 0 : (1 - this.#tokens) / rate;
   }
 
   take(): void {
     this.#tokens -= 1;
+  }
+
+  /** Whether it has refilled to its capacity by `now`, as a new bucket would be. */
+  fullBy(now: number): boolean {
+    return this.#tokens + ((now - this.#updatedAt) / 1000) * this.#rate >= this.#capacity;
   }
 }
 
@@ -51,19 +64,45 @@ export function shareOf(rate: RequestRate, processes: number): Share {
   return { rate: rate.requestsPerSecond / live, capacity: Math.max(1, burstOf(rate) / live) };
 }
 
-/** A request checked against several limits: the first one it is over, and for how long. */
-export interface Verdict<Limit> {
-  readonly limit: Limit;
+export type RateLimitKind = 'credential_rate' | 'organisation_rate';
+
+/** A request over a limit: which, and how long until it has a token. */
+export interface Verdict {
+  readonly limit: RateLimitKind;
   readonly retryAfterSeconds: number;
 }
 
+/** The token buckets of one kind of limit, by key. */
+class TokenBuckets {
+  readonly #buckets = new Map<string, TokenBucket>();
+
+  /** The bucket of `key`, made full for a share of `capacity` when there is none. */
+  of(key: string, capacity: number, now: number): TokenBucket {
+    let bucket = this.#buckets.get(key);
+    if (bucket === undefined) {
+      if (this.#buckets.size >= MAX_BUCKETS) this.#forget(now);
+      bucket = new TokenBucket(capacity, now);
+      this.#buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+
+  /** Forgets the buckets that are full by now, or all of them when that is not enough. */
+  #forget(now: number): void {
+    for (const [key, bucket] of this.#buckets) if (bucket.fullBy(now)) this.#buckets.delete(key);
+    if (this.#buckets.size >= MAX_BUCKETS) this.#buckets.clear();
+  }
+}
+
+/**
+ * The rate limits of every request of this process. Each request of a limited organisation passes
+ * here, so it allocates nothing on admission and finds its buckets by the records' own strings (an
+ * access key id, an organisation's id): a generic list of limits, keys joined per request and an
+ * LRU cache's look-ups made the rates cost about a point of a 4 KiB PUT (BENCHMARKS.md, change 34).
+ */
 export class RequestRateLimiter {
-  /**
-   * Per kind of limit, its buckets by the key it is counted under. Keys are the records' own
-   * strings (an access key id, an organisation's id): one joined per request cost a copy and its
-   * hash each time (BENCHMARKS.md, change 34).
-   */
-  readonly #buckets = new Map<unknown, LRUCache<string, TokenBucket>>();
+  readonly #credentials = new TokenBuckets();
+  readonly #organisations = new TokenBuckets();
   readonly #processes: () => number;
 
   /** `processes`: how many processes share each limit now. */
@@ -72,38 +111,32 @@ export class RequestRateLimiter {
   }
 
   /**
-   * Admits a request under every limit given, taking a token from each, or takes none and says
-   * which limit it is over. `key` names the bucket among those of its `limit` (an organisation's
-   * id, a credential's access key id).
+   * Admits a request of `organisationId` under its `limits`, and of the credential `accessKeyId`
+   * (null: not a credential's) under their limit per credential, taking a token from each that
+   * applies; or takes none and says which limit it is over (the credential's first).
    */
-  admit<Limit>(
-    limits: readonly { readonly key: string; readonly rate: RequestRate; readonly limit: Limit }[],
+  admit(
+    limits: Pick<OrganisationLimits, 'requests' | 'credentialRequests'>,
+    organisationId: string,
+    accessKeyId: string | null,
     now = performance.now(),
-  ): Verdict<Limit> | null {
-    const processes = this.#processes();
-    const admitted: TokenBucket[] = [];
-    for (const { key, rate, limit } of limits) {
-      const share = shareOf(rate, processes);
-      const buckets = this.#bucketsOf(limit);
-      let bucket = buckets.get(key);
-      if (bucket === undefined) {
-        bucket = new TokenBucket(share.capacity, now);
-        buckets.set(key, bucket);
-      }
-      const wait = bucket.wait(share.rate, share.capacity, now);
-      if (wait > 0) return { limit, retryAfterSeconds: wait };
-      admitted.push(bucket);
+  ): Verdict | null {
+    const live = Math.max(1, this.#processes());
+    let byCredential: TokenBucket | null = null;
+    if (limits.credentialRequests !== null && accessKeyId !== null) {
+      const { rate, capacity } = shareOf(limits.credentialRequests, live);
+      byCredential = this.#credentials.of(accessKeyId, capacity, now);
+      const wait = byCredential.wait(rate, capacity, now);
+      if (wait > 0) return { limit: 'credential_rate', retryAfterSeconds: wait };
     }
-    for (const bucket of admitted) bucket.take();
+    if (limits.requests !== null) {
+      const { rate, capacity } = shareOf(limits.requests, live);
+      const byOrganisation = this.#organisations.of(organisationId, capacity, now);
+      const wait = byOrganisation.wait(rate, capacity, now);
+      if (wait > 0) return { limit: 'organisation_rate', retryAfterSeconds: wait };
+      byOrganisation.take();
+    }
+    byCredential?.take();
     return null;
-  }
-
-  #bucketsOf(limit: unknown): LRUCache<string, TokenBucket> {
-    let buckets = this.#buckets.get(limit);
-    if (buckets === undefined) {
-      buckets = new LRUCache<string, TokenBucket>({ max: MAX_BUCKETS });
-      this.#buckets.set(limit, buckets);
-    }
-    return buckets;
   }
 }

@@ -6,26 +6,18 @@
  */
 import type { LimitKind } from '../../observability/metrics.js';
 import { S3Error } from '../../protocol/errors.js';
-import type { RequestRate } from '../../store/records.js';
-import type { RequestRateLimiter } from '../limits/request-rates.js';
+import type { RateLimitKind, RequestRateLimiter } from '../limits/request-rates.js';
 import type { Authorised } from '../stages.js';
 
 const REFUSAL = {
   credential_rate: 'CredentialRateLimited',
   organisation_rate: 'OrganisationRateLimited',
-} as const;
-
-type RateLimitKind = keyof typeof REFUSAL;
+} as const satisfies Record<RateLimitKind, string>;
 
 export function throttle(stage: Authorised, limiter: RequestRateLimiter): void {
   const { organisation, identity, exchange } = stage;
-  const { requests, credentialRequests } = organisation.limits;
-  if (requests === null && (credentialRequests === null || identity.kind !== 'credential')) return;
-  const limits: { key: string; rate: RequestRate; limit: RateLimitKind }[] = [];
-  if (credentialRequests !== null && identity.kind === 'credential')
-    limits.push({ key: identity.credential.accessKeyId, rate: credentialRequests, limit: 'credential_rate' });
-  if (requests !== null) limits.push({ key: organisation.id, rate: requests, limit: 'organisation_rate' });
-  const verdict = limiter.admit(limits);
+  const accessKeyId = identity.kind === 'credential' ? identity.credential.accessKeyId : null;
+  const verdict = limiter.admit(organisation.limits, organisation.id, accessKeyId);
   if (verdict === null) return;
   exchange.limitedBy = verdict.limit satisfies LimitKind;
   const refusal = new S3Error(REFUSAL[verdict.limit]);

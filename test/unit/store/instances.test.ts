@@ -21,10 +21,8 @@ describe('InstanceRegistry before its first beat', () => {
     });
     // A limit of 8 per second with a burst of 8 admits a quarter of it in this process.
     const limiter = new RequestRateLimiter(() => registry.live);
-    const rate = [
-      { key: 'organisation:o', rate: { requestsPerSecond: 8, burst: 8 }, limit: 'organisation_rate' },
-    ];
-    expect([0, 1, 2].map(() => limiter.admit(rate, 0))).toEqual([null, null, expect.anything()]);
+    const limits = { requests: { requestsPerSecond: 8, burst: 8 }, credentialRequests: null };
+    expect([0, 1, 2].map(() => limiter.admit(limits, 'o', null, 0))).toEqual([null, null, expect.anything()]);
     await registry.close();
   });
 });

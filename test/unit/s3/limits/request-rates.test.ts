@@ -39,41 +39,62 @@ describe('a process share of a limit', () => {
 });
 
 describe('the request rate limiter', () => {
-  const limits = (organisation: string, credential: string) => [
-    { key: `credential:${credential}`, rate: { requestsPerSecond: 1, burst: 2 }, limit: 'credential' },
-    { key: `organisation:${organisation}`, rate: { requestsPerSecond: 1, burst: 3 }, limit: 'organisation' },
-  ];
+  const limits = {
+    credentialRequests: { requestsPerSecond: 1, burst: 2 },
+    requests: { requestsPerSecond: 1, burst: 3 },
+  };
 
   it('names the first limit a request is over, and takes no token from the others', () => {
     const limiter = new RequestRateLimiter(() => 1);
-    expect(limiter.admit(limits('o', 'a'), 0)).toBeNull();
-    expect(limiter.admit(limits('o', 'a'), 0)).toBeNull();
-    expect(limiter.admit(limits('o', 'a'), 0)).toMatchObject({ limit: 'credential' });
+    expect(limiter.admit(limits, 'o', 'a', 0)).toBeNull();
+    expect(limiter.admit(limits, 'o', 'a', 0)).toBeNull();
+    expect(limiter.admit(limits, 'o', 'a', 0)).toMatchObject({ limit: 'credential_rate' });
     // The refused request took nothing from the organisation: one token is left there.
-    expect(limiter.admit(limits('o', 'b'), 0)).toBeNull();
-    expect(limiter.admit(limits('o', 'b'), 0)).toMatchObject({ limit: 'organisation', retryAfterSeconds: 1 });
+    expect(limiter.admit(limits, 'o', 'b', 0)).toBeNull();
+    expect(limiter.admit(limits, 'o', 'b', 0)).toEqual({ limit: 'organisation_rate', retryAfterSeconds: 1 });
+    // Refused by the organisation, b's credential kept its token: one more, then none.
+    const credentialOnly = { ...limits, requests: null };
+    expect(limiter.admit(credentialOnly, 'o', 'b', 0)).toBeNull();
+    expect(limiter.admit(credentialOnly, 'o', 'b', 0)).toMatchObject({ limit: 'credential_rate' });
+  });
+
+  it("holds a request that is not a credential's to the organisation's limit alone", () => {
+    const limiter = new RequestRateLimiter(() => 1);
+    for (let request = 0; request < 3; request += 1) expect(limiter.admit(limits, 'o', null, 0)).toBeNull();
+    expect(limiter.admit(limits, 'o', null, 0)).toMatchObject({ limit: 'organisation_rate' });
   });
 
   it('takes its share of each limit from the live process count', () => {
     let processes = 2;
     const limiter = new RequestRateLimiter(() => processes);
-    const organisation = [{ key: 'organisation:o', rate: { requestsPerSecond: 10, burst: 4 }, limit: 'o' }];
-    expect(limiter.admit(organisation, 0)).toBeNull();
-    expect(limiter.admit(organisation, 0)).toBeNull();
-    expect(limiter.admit(organisation, 0)).not.toBeNull();
+    const organisation = { requests: { requestsPerSecond: 10, burst: 4 }, credentialRequests: null };
+    expect(limiter.admit(organisation, 'o', 'a', 0)).toBeNull();
+    expect(limiter.admit(organisation, 'o', 'a', 0)).toBeNull();
+    expect(limiter.admit(organisation, 'o', 'a', 0)).not.toBeNull();
     // Alone now: the whole rate refills this bucket, 10 a second.
     processes = 1;
-    expect(limiter.admit(organisation, 100)).toBeNull();
+    expect(limiter.admit(organisation, 'o', 'a', 100)).toBeNull();
   });
 
-  it('keeps the buckets of different limits apart, whatever their keys', () => {
+  it("keeps an organisation's bucket apart from a credential's of the same key", () => {
     const limiter = new RequestRateLimiter(() => 1);
     const rate = { requestsPerSecond: 1, burst: 1 };
-    expect(limiter.admit([{ key: 'same', rate, limit: 'credential' }], 0)).toBeNull();
-    // The organisation's bucket of the same key is its own, still full.
-    expect(limiter.admit([{ key: 'same', rate, limit: 'organisation' }], 0)).toBeNull();
-    expect(limiter.admit([{ key: 'same', rate, limit: 'credential' }], 0)).toMatchObject({
-      limit: 'credential',
+    expect(limiter.admit({ credentialRequests: rate, requests: null }, 'x', 'same', 0)).toBeNull();
+    expect(limiter.admit({ credentialRequests: null, requests: rate }, 'same', 'x', 0)).toBeNull();
+    expect(limiter.admit({ credentialRequests: rate, requests: null }, 'x', 'same', 0)).toMatchObject({
+      limit: 'credential_rate',
     });
+  });
+
+  it('forgets full buckets once it holds 100,000 of a kind, and keeps those still spent', () => {
+    const limiter = new RequestRateLimiter(() => 1);
+    const perCredential = { credentialRequests: { requestsPerSecond: 1, burst: 1 }, requests: null };
+    for (let key = 0; key < 100_000; key += 1) limiter.admit(perCredential, 'o', `k${key}`, 0);
+    // Two seconds on, every bucket is full again but k0's, which spends its token now.
+    expect(limiter.admit(perCredential, 'o', 'k0', 2000)).toBeNull();
+    // A new key makes room: the full buckets go, k0's stays, still empty.
+    expect(limiter.admit(perCredential, 'o', 'new', 2000)).toBeNull();
+    expect(limiter.admit(perCredential, 'o', 'k0', 2000)).toMatchObject({ limit: 'credential_rate' });
+    expect(limiter.admit(perCredential, 'o', 'k1', 2000)).toBeNull();
   });
 });
