@@ -66,13 +66,12 @@ export class KeyTurns {
 
   /** Takes the turn at `name` in `space` as `turn` when nobody has one; whether it was free. */
   claimFree(space: string, name: string, turn: FreeTurn): boolean {
-    const tails = this.#spaces.get(space);
+    let tails = this.#spaces.get(space);
     if (tails === undefined) {
-      this.#spaces.set(space, new Map([[name, turn]]));
-    } else {
-      if (tails.has(name)) return false;
-      tails.set(name, turn);
-    }
+      tails = new Map();
+      this.#spaces.set(space, tails);
+    } else if (tails.has(name)) return false;
+    tails.set(name, turn);
     this.#size += 1;
     return true;
   }
