@@ -31,9 +31,9 @@ import type { Settings } from './settings.js';
 import { check } from './targets.js';
 import { probe, type ReplayRequest } from './wrk.js';
 
-type Side = 'none' | 'prefix' | 'rates' | 'quota' | 'all';
+export type Side = 'none' | 'prefix' | 'rates' | 'quota' | 'all';
 type LimitedSide = Exclude<Side, 'none'>;
-const SIDES: readonly Side[] = ['none', 'prefix', 'rates', 'quota', 'all'];
+export const SIDES: readonly Side[] = ['none', 'prefix', 'rates', 'quota', 'all'];
 const LIMITED: readonly LimitedSide[] = ['prefix', 'rates', 'quota', 'all'];
 const LABELS: Readonly<Record<LimitedSide, string>> = {
   prefix: 'key limited to a prefix',
@@ -54,7 +54,7 @@ const UNREACHED_RATE = 1_000_000;
 const UPLOAD_KEYS = 4096;
 
 /** The keys a scenario's requests name: reads of one object, uploads spread over UPLOAD_KEYS keys. */
-function keysOf(scenario: SmallScenario): string[] {
+export function keysOf(scenario: SmallScenario): string[] {
   if (scenario.startsWith('GET')) return [`${PREFIX}object-4k.bin`];
   return Array.from({ length: UPLOAD_KEYS }, (_, index) => `${PREFIX}upload-4k-${index}.bin`);
 }
@@ -66,7 +66,7 @@ const AMPLE_QUOTA = { maxBytes: 2 ** 50 };
  * The tenants' targets: the gateway's own bucket and key; a prefix-scoped key; an organisation with
  * rate limits; another with a bucket under a quota; and every limit at once.
  */
-async function tenants(gateway: Gateway): Promise<Record<Side, Target>> {
+export async function tenants(gateway: Gateway): Promise<Record<Side, Target>> {
   const admin = await gateway.control();
   const suffix = randomBytes(4).toString('hex');
   // Every side's bucket name has the same length: a request's path is scanned, encoded, hashed and
