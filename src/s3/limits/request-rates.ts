@@ -96,9 +96,9 @@ class TokenBuckets {
 
 /**
  * The rate limits of every request of this process. Each request of a limited organisation passes
- * here, so it allocates nothing on admission and finds its buckets by the records' own strings (an
- * access key id, an organisation's id): a generic list of limits, keys joined per request and an
- * LRU cache's look-ups made the rates cost about a point of a 4 KiB PUT (BENCHMARKS.md, change 34).
+ * here, so it builds no list of limits and finds its buckets in plain maps by the records' own
+ * strings (an access key id, an organisation's id): no key joined and no LRU cache's look-up per
+ * request (BENCHMARKS.md, change 34).
  */
 export class RequestRateLimiter {
   readonly #credentials = new TokenBuckets();
