@@ -23,14 +23,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MINIMAL_BACKEND_KEYS, startBackend } from './children.js';
-import { cleanUpAll, cleanUpOnInterruptOrCrash, onCleanup } from './cleanup.js';
+import { cleanUpOnInterruptOrCrash, onCleanup, runCommand } from './cleanup.js';
 import { findDatabaseServer } from './database.js';
 import { startGateway, type Gateway } from './gateway.js';
-import { gatewayHooks, measureTogether, type LoadOptions } from './load-run.js';
+import { gatewayLoad, measureTogether } from './load-run.js';
 import { median } from './measure.js';
 import { randomBlock } from './body-source.js';
-import { SMALL_OBJECT_BYTES, SMALL_SCENARIOS, smallRequest, type SmallScenario } from './requests.js';
-import { probe, type ReplayRequest } from './wrk.js';
+import { SMALL_OBJECT_BYTES, SMALL_SCENARIOS, type SmallScenario } from './requests.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The core both gateways run on (wrk and the backend on the other). */
@@ -128,21 +127,16 @@ async function main(): Promise<number> {
     const keys = scenario.startsWith('GET')
       ? ['bench/object-4k.bin']
       : Array.from({ length: args.keys }, (_, index) => `bench/upload-4k-${index}.bin`);
-    const load = async (gateway: Gateway): Promise<LoadOptions> => {
-      const target = { endpoint: gateway.s3Url, bucket: gateway.bucket, credential: gateway.credential };
-      const request: ReplayRequest[] = [];
-      for (const key of keys) request.push(await smallRequest(scenario, target, key, body));
-      await probe(gateway.s3Url, request[0] as ReplayRequest);
-      return {
-        baseUrl: gateway.s3Url,
-        request,
-        connections: CONNECTIONS,
-        seconds: args.seconds,
-        warmupSeconds: WARMUP_SECONDS,
-        parties: [{ name: 'gateway', roots: [gateway.pid] }],
-        ...gatewayHooks(gateway),
-      };
-    };
+    const run = { connections: CONNECTIONS, seconds: args.seconds, warmupSeconds: WARMUP_SECONDS };
+    const load = (gateway: Gateway) =>
+      gatewayLoad(
+        gateway,
+        scenario,
+        { bucket: gateway.bucket, credential: gateway.credential },
+        keys,
+        body,
+        run,
+      );
     const loads = [await load(before), await load(after)];
     // The first run after a change of scenario pays for work left by the one before: not kept.
     await measureTogether(loads);
@@ -170,13 +164,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main()
-  .then(async (code) => {
-    await cleanUpAll();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    await cleanUpAll();
-    process.exit(2);
-  });
+runCommand(main);

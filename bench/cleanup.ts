@@ -53,3 +53,20 @@ export function cleanUpOnInterruptOrCrash(): void {
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
 }
+
+/**
+ * Runs a benchmark command's `main` and exits with its code, or with 2 when it throws (its error
+ * reported), cleaning up first either way.
+ */
+export function runCommand(main: () => Promise<number>): void {
+  main()
+    .catch((error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      return 2;
+    })
+    .then(async (code) => {
+      await cleanUpAll();
+      process.exit(code);
+    })
+    .catch(() => process.exit(2));
+}

@@ -7,7 +7,8 @@
  */
 import type { Gateway } from './gateway.js';
 import { cpuSecondsOf, processTree, reapedChildrenCpuSeconds, sampleTreeRss } from './proc.js';
-import { runWrk, type ReplayRequest, type WrkResult } from './wrk.js';
+import { smallRequest, type SmallScenario, type Target } from './requests.js';
+import { probe, runWrk, type ReplayRequest, type WrkResult } from './wrk.js';
 
 export interface Party {
   readonly name: string;
@@ -69,6 +70,31 @@ export function gatewayHooks(gateway: Gateway): Pick<LoadOptions, 'log' | 'diagn
   return {
     log: { bytes: () => gateway.logBytes(), quiet: (quietMs, maxMs) => gateway.logQuiet(quietMs, maxMs) },
     diagnose: () => gateway.diagnose(),
+  };
+}
+
+/**
+ * A load of 4 KiB `scenario` requests on `gateway`'s storage endpoint for `target` (its bucket and
+ * credential), one request per key sent in turn, the first tried once; the gateway is the party.
+ */
+export async function gatewayLoad(
+  gateway: Gateway,
+  scenario: SmallScenario,
+  target: Omit<Target, 'endpoint'>,
+  keys: readonly string[],
+  body: Buffer,
+  run: Pick<LoadOptions, 'connections' | 'seconds' | 'warmupSeconds'>,
+): Promise<LoadOptions> {
+  const endpoint = { ...target, endpoint: gateway.s3Url };
+  const request: ReplayRequest[] = [];
+  for (const key of keys) request.push(await smallRequest(scenario, endpoint, key, body));
+  await probe(gateway.s3Url, request[0] as ReplayRequest);
+  return {
+    baseUrl: gateway.s3Url,
+    request,
+    ...run,
+    parties: [{ name: 'gateway', roots: [gateway.pid] }],
+    ...gatewayHooks(gateway),
   };
 }
 

@@ -10,15 +10,14 @@
  * points (BENCHMARKS.md, change 34). No targets; needs PostgreSQL.
  */
 import { MINIMAL_BACKEND_KEYS, startBackend } from './children.js';
-import { cleanUpAll, cleanUpOnInterruptOrCrash } from './cleanup.js';
+import { cleanUpOnInterruptOrCrash, runCommand } from './cleanup.js';
 import { findDatabaseServer } from './database.js';
 import { startGateway, type Gateway } from './gateway.js';
 import { keysOf, SIDES, tenants, type Side } from './limits.js';
-import { gatewayHooks, measureTogether, type LoadMeasurement, type LoadOptions } from './load-run.js';
+import { gatewayLoad, measureTogether, type LoadMeasurement } from './load-run.js';
 import { median } from './measure.js';
 import { randomBlock } from './body-source.js';
-import { SMALL_OBJECT_BYTES, smallRequest, type SmallScenario } from './requests.js';
-import { probe, type ReplayRequest } from './wrk.js';
+import { SMALL_OBJECT_BYTES, type SmallScenario } from './requests.js';
 
 /** The core both instances run on (wrk and the backend on the other), as in `limits`. */
 const INSTANCES_CPU = '1';
@@ -82,22 +81,9 @@ async function main(): Promise<number> {
   const instances = [first, second] as const;
   const targets = await tenants(first);
   const body = randomBlock(SMALL_OBJECT_BYTES);
-  const load = async (gateway: Gateway, side: Side): Promise<LoadOptions> => {
-    const target = { ...targets[side], endpoint: gateway.s3Url };
-    const request: ReplayRequest[] = [];
-    for (const key of keysOf(args.scenario))
-      request.push(await smallRequest(args.scenario, target, key, body));
-    await probe(gateway.s3Url, request[0] as ReplayRequest);
-    return {
-      baseUrl: gateway.s3Url,
-      request,
-      connections: CONNECTIONS,
-      seconds: args.seconds,
-      warmupSeconds: WARMUP_SECONDS,
-      parties: [{ name: 'gateway', roots: [gateway.pid] }],
-      ...gatewayHooks(gateway),
-    };
-  };
+  const run = { connections: CONNECTIONS, seconds: args.seconds, warmupSeconds: WARMUP_SECONDS };
+  const load = (gateway: Gateway, side: Side) =>
+    gatewayLoad(gateway, args.scenario, targets[side], keysOf(args.scenario), body, run);
   const [a, b] = args.sides;
   const straight = [await load(instances[0], a), await load(instances[1], b)];
   const swapped = [await load(instances[0], b), await load(instances[1], a)];
@@ -126,13 +112,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main()
-  .then(async (code) => {
-    await cleanUpAll();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    await cleanUpAll();
-    process.exit(2);
-  });
+runCommand(main);

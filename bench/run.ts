@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import { MINIMAL_BACKEND_KEYS, startBackend, startFloor, startPassThrough } from './children.js';
-import { cleanUpAll, cleanUpOnInterruptOrCrash } from './cleanup.js';
+import { cleanUpOnInterruptOrCrash, runCommand } from './cleanup.js';
 import { findDatabaseServer } from './database.js';
 import { runFloor } from './floor.js';
 import { runLimits } from './limits.js';
@@ -189,15 +189,4 @@ async function main(): Promise<number> {
   return missed.length === 0 ? 0 : 1;
 }
 
-main()
-  .then(
-    (code) => code,
-    (error: unknown) => {
-      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-      return 2;
-    },
-  )
-  .then(async (code) => {
-    await cleanUpAll();
-    process.exit(code);
-  });
+runCommand(main);
