@@ -121,10 +121,13 @@ export class RequestRateLimiter {
     accessKeyId: string | null,
     now = performance.now(),
   ): Verdict | null {
+    const perKey = accessKeyId === null ? null : limits.credentialRequests;
+    // Most organisations have no rate limit: their requests go without a look at the process count.
+    if (limits.requests === null && perKey === null) return null;
     const live = Math.max(1, this.#processes());
     let byCredential: TokenBucket | null = null;
-    if (limits.credentialRequests !== null && accessKeyId !== null) {
-      const { rate, capacity } = shareOf(limits.credentialRequests, live);
+    if (perKey !== null && accessKeyId !== null) {
+      const { rate, capacity } = shareOf(perKey, live);
       byCredential = this.#credentials.of(accessKeyId, capacity, now);
       const wait = byCredential.wait(rate, capacity, now);
       if (wait > 0) return { limit: 'credential_rate', retryAfterSeconds: wait };

@@ -131,6 +131,18 @@ async function settledUsage(bucket: string, bytes: number, objects: number): Pro
   );
 }
 
+/** Headers of a PUT of `path` by the gateway's credential, its body unsigned (sent by hand, raw). */
+function unsignedPutHeaders(path: string, headers: Record<string, string> = {}) {
+  return signedHeaders({
+    credential: gw.credential,
+    method: 'PUT',
+    baseUrl: gw.s3Url,
+    path,
+    payloadHash: 'UNSIGNED-PAYLOAD',
+    headers,
+  });
+}
+
 describe('uploads into a bucket with plenty of room under its quota', () => {
   it('are admitted from a lease and counted once recorded, as the store holds them', async () => {
     await bucketWithQuota(admin, 'leased-many', { maxBytes: LARGE_QUOTA });
@@ -188,14 +200,7 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
     const before = await scrapeMetrics(gw.metricsUrl);
     const path = '/leased-then-deleted/brief.bin';
     const body = Buffer.alloc(256 * 1024, 1);
-    const headers = await signedHeaders({
-      credential: gw.credential,
-      method: 'PUT',
-      baseUrl: gw.s3Url,
-      path,
-      payloadHash: 'UNSIGNED-PAYLOAD',
-      headers: { 'content-length': String(body.length) },
-    });
+    const headers = await unsignedPutHeaders(path, { 'content-length': String(body.length) });
     const url = new URL(gw.s3Url);
     const upload = http.request({
       host: url.hostname,
@@ -239,14 +244,7 @@ describe('uploads into a bucket with plenty of room under its quota', () => {
     await leaseFor('leased-abandoned');
     const path = '/leased-abandoned/gone.bin';
     const upstream = () => backend.requests.find((request) => request.target.startsWith(path));
-    const headers = await signedHeaders({
-      credential: gw.credential,
-      method: 'PUT',
-      baseUrl: gw.s3Url,
-      path,
-      payloadHash: 'UNSIGNED-PAYLOAD',
-      headers: {},
-    });
+    const headers = await unsignedPutHeaders(path);
     await sendRaw(gw.s3Url, {
       method: 'PUT',
       target: path,

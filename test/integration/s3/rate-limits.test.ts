@@ -42,14 +42,16 @@ async function credential(owner: ControlClient): Promise<TestCredential> {
 async function getMany(
   url: string,
   count: number,
-): Promise<{ status: number; code: string; retryAfter: string | null }[]> {
+): Promise<{ status: number; code: string; message: string; retryAfter: string | null }[]> {
   const outcomes = [];
   for (let index = 0; index < count; index += 1) {
     const response = await fetch(url);
     const body = await response.text();
+    const error = response.status === 200 ? null : parseS3Error(body);
     outcomes.push({
       status: response.status,
-      code: response.status === 200 ? '' : (parseS3Error(body).code ?? ''),
+      code: error?.code ?? '',
+      message: error?.message ?? '',
       retryAfter: response.headers.get('retry-after'),
     });
   }
@@ -80,6 +82,9 @@ describe('request rate limits', () => {
     const outcomes = await getMany(await presignedGet(busy, 'rate-credential', 'a.txt'), 5);
     expect(outcomes.map((outcome) => outcome.status)).toEqual([200, 200, 200, 503, 503]);
     expect(outcomes[3]?.code).toBe('SlowDown');
+    expect(outcomes[3]?.message).toBe(
+      'Please reduce your request rate: this access key is over its requests-per-second limit.',
+    );
     // The next token is 100 s away.
     expect(Number(outcomes[3]?.retryAfter)).toBeGreaterThanOrEqual(99);
     // The other credential has a budget of its own (one request spent on the upload).

@@ -68,3 +68,55 @@ describe('a copy into a bucket under a storage quota', () => {
     expect(sent).toEqual(['sent']);
   });
 });
+
+describe('a write to a key another write of this process holds', () => {
+  /** A DeleteObject of photos/busy.jpg in a bucket under a quota. */
+  const deletion = (): Planned =>
+    ({
+      bucket: 'photos',
+      key: 'busy.jpg',
+      headers: {},
+      query: [],
+      operation: { name: 'DeleteObject' },
+      exchange: { response: { destroyed: false } },
+      entry: { bucket: { name: 'photos', organisationId: 'o', quota: { maxBytes: 1000, maxObjects: null } } },
+      organisation: { limits: { storage: { maxBytes: null, maxObjects: null } } },
+    }) as unknown as Planned;
+
+  it('waits for its turn at most keyWaitMs, then is refused 503 SlowDown; the holder goes on', async () => {
+    let release: (reservation: { outcome: 'held'; id: null }) => void = () => undefined;
+    const reservations = {
+      // The first write's reservation is asked for and not answered until the test says so.
+      reserve: () => new Promise((resolve) => (release = resolve)),
+      forgetWrites: () => undefined,
+    };
+    const waiting = new StorageQuotas(
+      reservations as unknown as StorageReservations,
+      untouchable as StorageUploadsStore,
+      '00000000-0000-4000-8000-000000000000',
+      untouchable as Upstream,
+      createLogger('silent'),
+      { keyWaitMs: 20 },
+    );
+    const sent: string[] = [];
+    const holder = waiting.forwarded(deletion(), async () => {
+      sent.push('holder');
+    });
+    const refused = await waiting
+      .forwarded(deletion(), async () => {
+        sent.push('second');
+      })
+      .then(
+        () => undefined,
+        (error: { code: string; status: number; text: string }) => [error.status, error.code, error.text],
+      );
+    expect(refused).toEqual([
+      503,
+      'SlowDown',
+      'Another write to this key is under way; retry once it has finished.',
+    ]);
+    release({ outcome: 'held', id: null });
+    await holder;
+    expect(sent).toEqual(['holder']);
+  });
+});
