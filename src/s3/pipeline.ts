@@ -27,7 +27,7 @@ import { isS3Error, S3Error } from '../protocol/errors.js';
 import type { Store } from '../store/index.js';
 import { InstanceRegistry } from '../store/instances.js';
 import { LastUsedRecorder } from '../store/last-used.js';
-import { forgetOldTombstones } from '../store/storage-objects.js';
+import { TombstoneSweep } from '../store/storage-objects.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import type { BucketEntry } from '../store/access-cache.js';
 import type { CredentialRecord } from '../store/records.js';
@@ -113,8 +113,6 @@ interface Pipeline {
 
 /** A reservation of this process no write holds is freed once it is this old (a settle that failed). */
 const STALE_AFTER_SECONDS = 10;
-/** Every this many heartbeats (five minutes), the deletions' tombstones older than an hour go. */
-const TOMBSTONE_SWEEP_BEATS = 150;
 
 export function createS3Listener(services: StorageServices): S3Listener {
   const { config, store, metrics, logger } = services;
@@ -126,7 +124,7 @@ export function createS3Listener(services: StorageServices): S3Listener {
   const assumedLive = storageWorkerCount(config, os.availableParallelism());
   metrics.rateLimitProcesses.set(assumedLive);
   let quotas: StorageQuotas | null = null;
-  let beats = 0;
+  const tombstones = new TombstoneSweep(store.db.counters);
   const uploadChecks = new UploadChecks(store.storageUploads, upstream, logger);
   const instances = new InstanceRegistry(store.db.sql, {
     assumedLive,
@@ -140,8 +138,7 @@ export function createS3Listener(services: StorageServices): S3Listener {
     // and uploads under way the store may have let go.
     afterBeat: async () => {
       quotas?.databaseReached();
-      beats += 1;
-      if (beats % TOMBSTONE_SWEEP_BEATS === 0) await forgetOldTombstones(store.db.counters);
+      await tombstones.step();
       if (quotas !== null)
         await store.storageReservations.releaseStale(instances.id, quotas.inFlight(), STALE_AFTER_SECONDS);
       await uploadChecks.checkDue();
