@@ -71,28 +71,33 @@ function parseSignature(value: string): string | undefined {
 }
 
 /**
+ * The header as clients vary it: the algorithm, then three `name=value` components separated by
+ * any run of commas and white space (none of the values can contain either). One match, where
+ * splitting on the separators allocated a kilobyte per request (BENCHMARKS.md, change 36).
+ */
+const AUTHORIZATION = new RegExp(
+  `^\\s*${SIGV4_ALGORITHM}${'[\\s,]+([^\\s,=]+)=([^\\s,]*)'.repeat(3)}[\\s,]*$`,
+);
+
+/**
  * Parses `AWS4-HMAC-SHA256 Credential=..., SignedHeaders=..., Signature=...`.
  * Separators are tolerated the way clients vary them: any run of commas and spaces between
- * components (none of the three values can contain either), components in any order.
- * Anything else malformed is `IncompleteSignature`.
+ * components, components in any order. Anything else malformed is `IncompleteSignature`.
  */
 export function parseAuthorizationHeader(value: string): ParseResult<HeaderAuthorization> {
-  const tokens = value.trim().split(/[\s,]+/);
-  if (tokens.shift() !== SIGV4_ALGORITHM) return fail('IncompleteSignature');
+  const match = AUTHORIZATION.exec(value);
+  if (match === null) return fail('IncompleteSignature');
 
   let credentialText: string | undefined;
   let signedHeadersText: string | undefined;
   let signatureText: string | undefined;
-  for (const token of tokens) {
-    if (token === '') continue;
-    const equals = token.indexOf('=');
-    if (equals === -1) return fail('IncompleteSignature');
-    const name = token.slice(0, equals);
-    const value = token.slice(equals + 1);
+  for (let index = 1; index < match.length; index += 2) {
+    const name = match[index];
+    const component = match[index + 1];
     // Each component once: a second one is as incomplete as an unknown one.
-    if (name === 'Credential' && credentialText === undefined) credentialText = value;
-    else if (name === 'SignedHeaders' && signedHeadersText === undefined) signedHeadersText = value;
-    else if (name === 'Signature' && signatureText === undefined) signatureText = value;
+    if (name === 'Credential' && credentialText === undefined) credentialText = component;
+    else if (name === 'SignedHeaders' && signedHeadersText === undefined) signedHeadersText = component;
+    else if (name === 'Signature' && signatureText === undefined) signatureText = component;
     else return fail('IncompleteSignature');
   }
 

@@ -24,6 +24,33 @@ function ban(method: string, target: string, headers: Record<string, string> = {
 }
 
 describe('enforceBans', () => {
+  it('refuses a control character in any value of a header, a repeated one included', () => {
+    const stage = authenticatedFor({ kind: 'anonymous' }, 'PUT', '/b-1/k', {});
+    const operation = stage.classification.ok ? stage.classification.operation : null;
+    const refused = (headers: Record<string, string | string[]>): string | undefined => {
+      try {
+        enforceBans({
+          ...stage,
+          headers: { ...stage.headers, ...headers },
+          operation,
+          entry: null,
+          copySource: null,
+        } as unknown as Authorised);
+        return undefined;
+      } catch (error) {
+        return (error as S3Error).text;
+      }
+    };
+    expect(refused({ 'x-amz-meta-note': 'tab\tis allowed' })).toBeUndefined();
+    expect(refused({ 'x-amz-meta-note': ['fine', 'also fine'] })).toBeUndefined();
+    expect(refused({ 'x-amz-meta-note': 'line\nbreak' })).toBe(
+      'The value of the header x-amz-meta-note holds a control character.',
+    );
+    expect(refused({ 'x-amz-meta-note': ['fine', 'delete\u007f'] })).toBe(
+      'The value of the header x-amz-meta-note holds a control character.',
+    );
+  });
+
   it('refuses conditional GETs with InvalidRequest, but not conditional HEADs or writes', () => {
     for (const header of ['if-none-match', 'if-match', 'if-modified-since']) {
       expect(ban('GET', '/b-1/k', { [header]: 'x' }), header).toBe('InvalidRequest');

@@ -45,6 +45,14 @@ describe('parseAuthorizationHeader', () => {
       `AWS4-HMAC-SHA256 Credential=${CREDENTIAL},, SignedHeaders=host, Signature=${SIGNATURE}`,
     ],
     [
+      'tabs, a no-break space and a line separator as white space',
+      `\tAWS4-HMAC-SHA256\u00a0Credential=${CREDENTIAL},\tSignedHeaders=host\u2028Signature=${SIGNATURE}\t`,
+    ],
+    [
+      'a comma straight after the algorithm, and one at the end',
+      `AWS4-HMAC-SHA256,Credential=${CREDENTIAL},SignedHeaders=host,Signature=${SIGNATURE},`,
+    ],
+    [
       'upper-case hex signature',
       `AWS4-HMAC-SHA256 Credential=${CREDENTIAL}, SignedHeaders=host, Signature=${SIGNATURE.toUpperCase()}`,
     ],
@@ -108,6 +116,22 @@ describe('parseAuthorizationHeader', () => {
     [
       'a bare word',
       `AWS4-HMAC-SHA256 Credential=${CREDENTIAL}, SignedHeaders=host, Signature=${SIGNATURE}, oops`,
+    ],
+    [
+      'the algorithm with more to its name',
+      `AWS4-HMAC-SHA256X Credential=${CREDENTIAL}, SignedHeaders=host, Signature=${SIGNATURE}`,
+    ],
+    [
+      'a comma before the algorithm',
+      `, AWS4-HMAC-SHA256 Credential=${CREDENTIAL}, SignedHeaders=host, Signature=${SIGNATURE}`,
+    ],
+    [
+      'a component named with a prefix of another',
+      `AWS4-HMAC-SHA256 Credential=${CREDENTIAL}, Signed=host, Signature=${SIGNATURE}`,
+    ],
+    [
+      'a separator inside a value',
+      `AWS4-HMAC-SHA256 Credential=${CREDENTIAL}, SignedHeaders=host x-amz-date, Signature=${SIGNATURE}`,
     ],
     ['only the algorithm', 'AWS4-HMAC-SHA256'],
     ['an empty header', ''],
