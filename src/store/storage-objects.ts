@@ -184,7 +184,11 @@ export class TombstoneSweep {
   async step(): Promise<SweepStep> {
     const after = this.#after;
     const sql = this.#sql;
-    // The delete tests the row as it is when deleted: one written since the slice was read stays.
+    // The delete reads the slice's range of the primary key again (a join with the slice's rows
+    // was planned as a scan of the whole table), and tests each row as it is when deleted: one
+    // written since the slice was read stays.
+    const from =
+      after === null ? sql`` : sql`(kept.bucket, kept.object_key) > (${after.bucket}, ${after.key}) AND`;
     const [row] = await sql<
       { seen: number; forgotten: number; bucket: string | null; object_key: string | null }[]
     >`
@@ -196,8 +200,8 @@ export class TombstoneSweep {
       ),
       last AS (SELECT bucket, object_key FROM slice ORDER BY bucket DESC, object_key DESC LIMIT 1),
       gone AS (
-        DELETE FROM storage_objects AS kept USING slice
-        WHERE kept.bucket = slice.bucket AND kept.object_key = slice.object_key
+        DELETE FROM storage_objects AS kept
+        WHERE ${from} (kept.bucket, kept.object_key) <= ((SELECT bucket FROM last), (SELECT object_key FROM last))
           AND kept.bytes IS NULL AND kept.written_until < ${stampClock() - TOMBSTONE_MICROS}::bigint
         RETURNING 1
       )
