@@ -187,21 +187,21 @@ export class TombstoneSweep {
     // The delete reads the slice's range of the primary key again (a join with the slice's rows
     // was planned as a scan of the whole table), and tests each row as it is when deleted: one
     // written since the slice was read stays.
-    const from =
-      after === null ? sql`` : sql`(kept.bucket, kept.object_key) > (${after.bucket}, ${after.key}) AND`;
+    const afterLast =
+      after === null ? sql`true` : sql`(kept.bucket, kept.object_key) > (${after.bucket}, ${after.key})`;
     const [row] = await sql<
       { seen: number; forgotten: number; bucket: string | null; object_key: string | null }[]
     >`
       WITH slice AS (
-        SELECT bucket, object_key FROM storage_objects
-        ${after === null ? sql`` : sql`WHERE (bucket, object_key) > (${after.bucket}, ${after.key})`}
+        SELECT bucket, object_key FROM storage_objects AS kept WHERE ${afterLast}
         ORDER BY bucket, object_key
         LIMIT ${this.#sliceRows}
       ),
       last AS (SELECT bucket, object_key FROM slice ORDER BY bucket DESC, object_key DESC LIMIT 1),
       gone AS (
         DELETE FROM storage_objects AS kept
-        WHERE ${from} (kept.bucket, kept.object_key) <= ((SELECT bucket FROM last), (SELECT object_key FROM last))
+        WHERE ${afterLast}
+          AND (kept.bucket, kept.object_key) <= ((SELECT bucket FROM last), (SELECT object_key FROM last))
           AND kept.bytes IS NULL AND kept.written_until < ${stampClock() - TOMBSTONE_MICROS}::bigint
         RETURNING 1
       )

@@ -38,7 +38,7 @@ function refuseControlCharacters(stage: Authorised): void {
     const holdsOne =
       typeof value === 'string'
         ? hasControlCharacter(value)
-        : Array.isArray(value) && value.some((text) => typeof text === 'string' && hasControlCharacter(text));
+        : value !== undefined && value.some(hasControlCharacter);
     if (holdsOne)
       throw new S3Error(
         'ControlCharacterInValue',
